@@ -1,0 +1,82 @@
+package dev.fenceguard.core;
+
+import java.util.NoSuchElementException;
+import java.util.Objects;
+
+/**
+ * What happened to one fenced write: {@link Applied}, {@link Stale} or {@link NotFound}.
+ *
+ * <p>Helpers return an outcome rather than a bare row count so that a rejection is never mistaken for
+ * a missing row. Switch over it, or call {@link #orThrow()}:
+ *
+ * <pre>{@code
+ * switch (guard.update(conn, lease.fence(), ...)) {
+ *     case WriteOutcome.Applied a -> log.info("saved");
+ *     case WriteOutcome.Stale s -> log.warn("zombie write refused: {}", s);
+ *     case WriteOutcome.NotFound n -> throw new OrderMissing();
+ * }
+ * }</pre>
+ */
+public sealed interface WriteOutcome {
+
+    /** The guarded resource, e.g. {@code public.orders[id=42]}. */
+    String resource();
+
+    /** Whether the write took effect. */
+    default boolean isApplied() {
+        return this instanceof Applied;
+    }
+
+    /**
+     * Returns this outcome if the write was applied.
+     *
+     * @throws StaleFenceException if the write was rejected as stale (names both fences)
+     * @throws NoSuchElementException if the resource does not exist
+     */
+    default WriteOutcome orThrow() {
+        return switch (this) {
+            case Applied a -> a;
+            case Stale s -> throw new StaleFenceException(s.resource(), s.presentedFence(), s.currentFence(), s.policy());
+            case NotFound n -> throw new NoSuchElementException("fenced write found no resource " + n.resource());
+        };
+    }
+
+    /**
+     * The write took effect, and the resource now holds the presented fence.
+     *
+     * @param resource the guarded resource
+     * @param fence the fence now stored
+     */
+    record Applied(String resource, long fence) implements WriteOutcome {
+        public Applied {
+            Objects.requireNonNull(resource, "resource");
+        }
+    }
+
+    /**
+     * The write was rejected because the resource holds a fence the policy does not let the presented
+     * one replace. Nothing changed.
+     *
+     * @param resource the guarded resource
+     * @param presentedFence the fence the write carried
+     * @param currentFence the fence the resource holds
+     * @param policy the rule that rejected the write
+     */
+    record Stale(String resource, long presentedFence, long currentFence, FencePolicy policy) implements WriteOutcome {
+        public Stale {
+            Objects.requireNonNull(resource, "resource");
+            Objects.requireNonNull(policy, "policy");
+        }
+    }
+
+    /**
+     * There is no such resource (and, for deletes, no tombstone). Nothing changed.
+     *
+     * @param resource the resource that was looked for
+     */
+    record NotFound(String resource) implements WriteOutcome {
+        public NotFound {
+            Objects.requireNonNull(resource, "resource");
+        }
+    }
+}

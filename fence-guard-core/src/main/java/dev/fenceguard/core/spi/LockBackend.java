@@ -1,0 +1,55 @@
+package dev.fenceguard.core.spi;
+
+import dev.fenceguard.core.LockId;
+import dev.fenceguard.core.LockInfo;
+import dev.fenceguard.core.LockKey;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * What a lock store must do for fence-guard. Users do not call this directly: they wrap a backend in
+ * a {@link dev.fenceguard.core.LockClient}, which validates input, keeps local deadlines, logs and
+ * measures.
+ *
+ * <p>Every method is one round trip and atomic on the server. Keys, lock ids and TTLs arrive
+ * validated (TTL: whole milliseconds, at least 1 ms). Expiry is judged by the backend's clock where it
+ * has one. Contention is a result, never an exception. Driver failures are thrown as
+ * {@link dev.fenceguard.core.FenceGuardException} with a mapped {@link dev.fenceguard.core.ErrorCode}.
+ *
+ * <p>Fences: per key, every grant carries a fence greater than any fence granted before for that key,
+ * across restarts of the client and of the backend. A backend whose next fence would exceed
+ * {@link dev.fenceguard.core.FenceToken#MAX_VALUE} throws {@code FENCE_EXHAUSTED} and takes no lock.
+ *
+ * <p>Implementations must be thread-safe. The testkit's contract suite checks all of the above.
+ */
+public interface LockBackend {
+
+    /** A short name for logs and metric tags, e.g. {@code postgres}. */
+    String name();
+
+    /**
+     * Takes the lock if it is free or its holder's lease has expired.
+     *
+     * @return the grant, or empty if a live lease holds the key
+     */
+    Optional<Grant> tryAcquire(LockKey key, LockId lockId, Duration ttl);
+
+    /**
+     * Frees the lock if {@code lockId} holds a live lease on it.
+     *
+     * @return true only if that lease was live and is now released; false otherwise (idempotent)
+     */
+    boolean release(LockKey key, LockId lockId);
+
+    /**
+     * Sets the expiry of a live lease to backend-now + {@code ttl}. Keeps the fence. Never revives an
+     * expired lease.
+     *
+     * @return the new expiry, or empty if {@code lockId} holds no live lease on the key
+     */
+    Optional<Instant> extend(LockKey key, LockId lockId, Duration ttl);
+
+    /** The fence and expiry of the live lease on {@code key}, if any (for diagnostics only). */
+    Optional<LockInfo> lookup(LockKey key);
+}

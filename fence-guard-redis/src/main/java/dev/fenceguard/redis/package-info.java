@@ -1,0 +1,2 @@
+/** fence-guard for redis: lock backend and fenced writes. */
+package dev.fenceguard.redis;
