@@ -1,0 +1,277 @@
+package dev.fenceguard.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.Lease;
+import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.LockId;
+import dev.fenceguard.core.LockInfo;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.spi.Grant;
+import dev.fenceguard.core.spi.LockBackend;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract every {@link LockBackend} keeps (DESIGN §2), as a JUnit 5 suite. A backend's test
+ * extends it and supplies {@link #backend()}; fence-guard runs it on every backend and configuration,
+ * and you can run it on yours.
+ *
+ * <pre>{@code
+ * class MyBackendContractTest extends LockBackendContract {
+ *     protected LockBackend backend() { return new MyBackend(sharedStore); }
+ * }
+ * }</pre>
+ *
+ * <p>Keys are prefixed with a random {@link #keyPrefix()} so the suite runs on shared servers. Real
+ * time is used, with TTLs of {@link #shortTtl()}: keep it well above the backend's round trip.
+ */
+public abstract class LockBackendContract {
+
+    private final String prefix = "contract:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+
+    /** A backend on the store under test. Called once per test; may return the same instance. */
+    protected abstract LockBackend backend();
+
+    /**
+     * A new backend instance on the same store, as after a restart of the client process. Defaults to
+     * {@link #backend()}.
+     */
+    protected LockBackend restartedBackend() {
+        return backend();
+    }
+
+    /** A TTL short enough to wait out in a test; default 400 ms. */
+    protected Duration shortTtl() {
+        return Duration.ofMillis(400);
+    }
+
+    /** Threads and acquisitions for {@link #concurrentAcquirersNeverShareALockAndNeverReuseAFence()}. */
+    protected int concurrencyThreads() {
+        return 8;
+    }
+
+    protected int concurrencyAttemptsPerThread() {
+        return 60;
+    }
+
+    /** The prefix every key of this suite starts with. */
+    protected String keyPrefix() {
+        return prefix;
+    }
+
+    protected final LockKey key(String name) {
+        return LockKey.of(keyPrefix() + name);
+    }
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+
+    @Test
+    void grantsAFreshKeyAndReportsContentionAsAResult() {
+        LockBackend b = backend();
+        LockKey k = key("fresh");
+        Optional<Grant> first = b.tryAcquire(k, LockId.random(), LONG);
+        assertThat(first).isPresent();
+        assertThat(first.get().fence()).isBetween(FenceToken.MIN_VALUE, FenceToken.MAX_VALUE);
+        assertThat(first.get().expiresAt()).isAfter(Instant.now().minusSeconds(60));
+        assertThat(b.tryAcquire(k, LockId.random(), LONG)).as("a live lease holds the key").isEmpty();
+    }
+
+    @Test
+    void everyAcquisitionGetsAGreaterFenceThanAllBefore() {
+        LockBackend b = backend();
+        LockKey k = key("increasing");
+        long last = 0;
+        for (int i = 0; i < 20; i++) {
+            LockId id = LockId.random();
+            Grant g = b.tryAcquire(k, id, LONG).orElseThrow();
+            assertThat(g.fence()).isGreaterThan(last);
+            last = g.fence();
+            assertThat(b.release(k, id)).isTrue();
+        }
+    }
+
+    @Test
+    void fencesKeepIncreasingAcrossAClientRestart() {
+        LockKey k = key("restart");
+        LockId id = LockId.random();
+        long before = backend().tryAcquire(k, id, LONG).orElseThrow().fence();
+        backend().release(k, id);
+        long after = restartedBackend().tryAcquire(k, LockId.random(), LONG).orElseThrow().fence();
+        assertThat(after).isGreaterThan(before);
+    }
+
+    @Test
+    void releaseSucceedsOnlyForTheLiveOwnerAndIsIdempotent() {
+        LockBackend b = backend();
+        LockKey k = key("release");
+        LockId owner = LockId.random();
+        Grant g = b.tryAcquire(k, owner, LONG).orElseThrow();
+        assertThat(b.release(k, LockId.random())).as("a stranger cannot release").isFalse();
+        assertThat(b.lookup(k)).map(LockInfo::fence).contains(FenceToken.of(g.fence()));
+        assertThat(b.release(k, owner)).isTrue();
+        assertThat(b.release(k, owner)).as("second release").isFalse();
+        assertThat(b.lookup(k)).isEmpty();
+    }
+
+    @Test
+    void extendKeepsTheFenceMovesTheExpiryAndIsOwnerOnly() throws InterruptedException {
+        LockBackend b = backend();
+        LockKey k = key("extend");
+        LockId owner = LockId.random();
+        Grant g = b.tryAcquire(k, owner, shortTtl()).orElseThrow();
+        assertThat(b.extend(k, LockId.random(), LONG)).as("a stranger cannot extend").isEmpty();
+        Optional<Instant> extended = b.extend(k, owner, LONG);
+        assertThat(extended).isPresent();
+        assertThat(extended.get()).isAfter(g.expiresAt());
+        Thread.sleep(shortTtl().multipliedBy(2).toMillis());
+        LockInfo info = b.lookup(k).orElseThrow(() -> new AssertionError("extended lease expired at its first TTL"));
+        assertThat(info.fence().value()).as("extend keeps the fence").isEqualTo(g.fence());
+        assertThat(info.expiresAt()).isEqualTo(extended.get());
+    }
+
+    @Test
+    void anExpiredLeaseIsFreeAndCannotBeReleasedOrRevived() throws InterruptedException {
+        LockBackend b = backend();
+        LockKey k = key("expiry");
+        LockId zombie = LockId.random();
+        Grant old = b.tryAcquire(k, zombie, shortTtl()).orElseThrow();
+        Thread.sleep(shortTtl().multipliedBy(2).toMillis());
+        assertThat(b.lookup(k)).isEmpty();
+        assertThat(b.extend(k, zombie, LONG)).as("extend never revives an expired lease").isEmpty();
+        assertThat(b.release(k, zombie)).as("release of an expired lease").isFalse();
+        LockId successor = LockId.random();
+        Grant next = b.tryAcquire(k, successor, LONG).orElseThrow();
+        assertThat(next.fence()).isGreaterThan(old.fence());
+        assertThat(b.release(k, zombie)).as("the zombie cannot release its successor").isFalse();
+        assertThat(b.extend(k, zombie, LONG)).as("the zombie cannot extend its successor").isEmpty();
+        assertThat(b.lookup(k)).map(i -> i.fence().value()).contains(next.fence());
+    }
+
+    @Test
+    void lookupShowsOnlyLiveLocks() {
+        LockBackend b = backend();
+        LockKey k = key("lookup");
+        assertThat(b.lookup(k)).isEmpty();
+        LockId id = LockId.random();
+        Grant g = b.tryAcquire(k, id, LONG).orElseThrow();
+        LockInfo info = b.lookup(k).orElseThrow();
+        assertThat(info.key()).isEqualTo(k);
+        assertThat(info.fence().value()).isEqualTo(g.fence());
+        assertThat(info.toString()).doesNotContain(id.value());
+    }
+
+    @Test
+    void distinctKeysAreIndependentEvenWhenTheyLookAlike() {
+        LockBackend b = backend();
+        List<String> names = List.of("a", "A", "a ", "a/b", "a\\b", "{a}", "a}", "{a", "a:b", "a::b", "a%2Fb", "__name__",
+                "fence:a", "lock:a", ".", "..", "ä", "a\u0308x", "'; DROP TABLE x; --", "\t", "\uD83D\uDD12", "x".repeat(300));
+        Map<LockKey, Long> fences = new HashMap<>();
+        for (String name : names) {
+            LockKey k = key(name);
+            Grant g = b.tryAcquire(k, LockId.random(), LONG)
+                    .orElseThrow(() -> new AssertionError("key '" + k + "' collided with another key"));
+            fences.put(k, g.fence());
+        }
+        assertThat(fences).hasSize(names.size());
+        for (var e : fences.entrySet()) {
+            assertThat(b.lookup(e.getKey())).map(i -> i.fence().value()).contains(e.getValue());
+        }
+    }
+
+    @Test
+    void theLongestKeyWorks() {
+        LockBackend b = backend();
+        String filler = "€".repeat((LockKey.MAX_UTF8_BYTES - keyPrefix().length()) / 3);
+        LockKey k = key(filler + "x".repeat((LockKey.MAX_UTF8_BYTES - keyPrefix().length()) % 3));
+        assertThat(k.utf8()).hasSize(LockKey.MAX_UTF8_BYTES);
+        LockId id = LockId.random();
+        assertThat(b.tryAcquire(k, id, LONG)).isPresent();
+        assertThat(b.lookup(k)).isPresent();
+        assertThat(b.release(k, id)).isTrue();
+    }
+
+    @Test
+    void theLockClientWorksOnThisBackend() throws InterruptedException {
+        LockClient client = LockClient.builder(backend()).withMetrics(LockMetrics.none()).build();
+        String name = keyPrefix() + "client";
+        Optional<Long> fence = client.withLock(name, LONG, Duration.ofSeconds(5), lease -> {
+            assertThat(lease.isValid()).isTrue();
+            assertThat(client.lookup(name)).map(LockInfo::fence).contains(lease.fence());
+            return lease.fence().value();
+        });
+        assertThat(fence).isPresent();
+        assertThat(client.lookup(name)).isEmpty();
+        try (Lease lease = client.acquire(name, LONG, Duration.ofSeconds(5)).orElseThrow()) {
+            assertThat(lease.fence().value()).isGreaterThan(fence.get());
+        }
+    }
+
+    @Test
+    void concurrentAcquirersNeverShareALockAndNeverReuseAFence() throws Exception {
+        LockBackend b = backend();
+        List<LockKey> keys = List.of(key("hot-0"), key("hot-1"), key("hot-2"));
+        Map<LockKey, LockId> holders = new ConcurrentHashMap<>();
+        Map<LockKey, List<Long>> issued = new ConcurrentHashMap<>();
+        keys.forEach(k -> issued.put(k, java.util.Collections.synchronizedList(new ArrayList<>())));
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger acquired = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(concurrencyThreads());
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < concurrencyThreads(); t++) {
+                futures.add(pool.submit(() -> {
+                    for (int i = 0; i < concurrencyAttemptsPerThread(); i++) {
+                        LockKey k = keys.get(ThreadLocalRandom.current().nextInt(keys.size()));
+                        LockId id = LockId.random();
+                        Optional<Grant> g = b.tryAcquire(k, id, LONG);
+                        if (g.isEmpty()) {
+                            continue;
+                        }
+                        acquired.incrementAndGet();
+                        issued.get(k).add(g.get().fence());
+                        if (holders.putIfAbsent(k, id) != null) {
+                            overlaps.incrementAndGet();
+                        }
+                        holders.remove(k, id);
+                        if (!b.release(k, id)) {
+                            overlaps.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(overlaps.get()).as("two live holders of one key at once").isZero();
+        assertThat(acquired.get()).as("some acquisitions must succeed").isPositive();
+        for (LockKey k : keys) {
+            List<Long> fences = new ArrayList<>(issued.get(k));
+            assertThat(new HashSet<>(fences)).as("no duplicate fence for %s", k).hasSameSizeAs(fences);
+            // Fences are recorded while the lock is held, so the list is in holding order.
+            for (int i = 1; i < fences.size(); i++) {
+                assertThat(fences.get(i)).as("fences of %s in holding order: %s", k, fences).isGreaterThan(fences.get(i - 1));
+            }
+        }
+    }
+}

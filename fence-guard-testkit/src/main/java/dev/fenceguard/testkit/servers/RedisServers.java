@@ -1,0 +1,61 @@
+package dev.fenceguard.testkit.servers;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Starts private {@code redis-server} processes on free 127.0.0.1 ports, without persistence, for
+ * tests that restart, flush or fail over a server. Each is stopped by its handle (and at JVM exit).
+ */
+public final class RedisServers {
+
+    private RedisServers() {}
+
+    /** Starts a standalone server with no persistence. */
+    public static Server start(String... extraArgs) {
+        int port = Ports.free();
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("fence-guard-redis-" + port + "-");
+        } catch (IOException e) {
+            throw new IllegalStateException("no temp dir for redis-server", e);
+        }
+        List<String> cmd = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port),
+                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
+                "--protected-mode", "no"));
+        cmd.addAll(List.of(extraArgs));
+        ManagedProcess process;
+        try {
+            process = ManagedProcess.start("redis-" + port, cmd);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("could not run redis-server (is it on the PATH?): " + e.getMessage(), e);
+        }
+        ManagedProcess.awaitOrFail(process, port, Duration.ofSeconds(20), "redis-server");
+        return new Server(port, dir, process);
+    }
+
+    /** One private server. */
+    public record Server(int port, Path dir, ManagedProcess process) implements AutoCloseable {
+
+        /** {@code redis://127.0.0.1:<port>}. */
+        public URI uri() {
+            return URI.create("redis://127.0.0.1:" + port);
+        }
+
+        /** Stops and starts the server again on the same port: without persistence it comes back empty. */
+        public void restart() {
+            process.restart();
+            ManagedProcess.awaitOrFail(process, port, Duration.ofSeconds(20), "redis-server (restarted)");
+        }
+
+        @Override
+        public void close() {
+            process.stop();
+        }
+    }
+}

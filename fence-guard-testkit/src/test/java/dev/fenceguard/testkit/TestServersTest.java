@@ -1,0 +1,83 @@
+package dev.fenceguard.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fenceguard.testkit.servers.RedisServers;
+import dev.fenceguard.testkit.servers.TestFirestore;
+import dev.fenceguard.testkit.servers.TestPostgres;
+import dev.fenceguard.testkit.servers.TestRedis;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import org.junit.jupiter.api.Test;
+
+/** The harness finds or starts each server, and schemas isolate and clean up. */
+class TestServersTest {
+
+    @Test
+    void postgresSchemaIsCreatedUsableAndDropped() throws Exception {
+        TestPostgres pg = TestPostgres.server();
+        String name;
+        try (TestPostgres.Schema schema = pg.newSchema("harness")) {
+            name = schema.name();
+            try (Connection c = schema.dataSource().getConnection(); Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE t (id int)");
+                try (ResultSet rs = s.executeQuery("SELECT current_schema()")) {
+                    rs.next();
+                    assertThat(rs.getString(1)).isEqualTo(name);
+                }
+            }
+        }
+        try (Connection c = pg.dataSource().getConnection(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM information_schema.schemata WHERE schema_name = '" + name + "'")) {
+            rs.next();
+            assertThat(rs.getInt(1)).as("schema dropped on close").isZero();
+        }
+    }
+
+    @Test
+    void redisAnswersPing() throws Exception {
+        var uri = TestRedis.server().uri();
+        assertThat(ping(uri.getHost(), uri.getPort())).isEqualTo("+PONG");
+    }
+
+    @Test
+    void privateRedisServersStartRestartEmptyAndStop() throws Exception {
+        try (RedisServers.Server server = RedisServers.start()) {
+            assertThat(command(server.port(), "SET k v")).isEqualTo("+OK");
+            server.restart();
+            assertThat(command(server.port(), "GET k")).as("no persistence: empty after restart").isEqualTo("$-1");
+        }
+    }
+
+    @Test
+    void firestoreEmulatorAnswers() {
+        TestFirestore emulator = TestFirestore.server();
+        assertThat(emulator.hostPort()).matches(".+:\\d+");
+        assertThat(TestFirestore.newProjectId("x")).startsWith("fgtest-x-").isNotEqualTo(TestFirestore.newProjectId("x"));
+    }
+
+    private static String ping(String host, int port) throws Exception {
+        try (Socket s = new Socket(host, port)) {
+            return roundTrip(s, "PING");
+        }
+    }
+
+    private static String command(int port, String inline) throws Exception {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            return roundTrip(s, inline);
+        }
+    }
+
+    private static String roundTrip(Socket s, String inline) throws Exception {
+        OutputStream out = s.getOutputStream();
+        out.write((inline + "\r\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
+        return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8)).readLine();
+    }
+}
