@@ -1,0 +1,123 @@
+package dev.fenceguard.migrations;
+
+import dev.fenceguard.core.internal.SqlIdentifiers;
+import java.util.Map;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+
+/**
+ * Creates or upgrades fence-guard's lock table on PostgreSQL with Flyway.
+ *
+ * <p>Two ways to use it:
+ * <ul>
+ *   <li>On its own: {@code FenceGuardMigrations.migrate(dataSource)} (table {@code public.fence_guard_locks}),
+ *       or {@code FenceGuardMigrations.builder(dataSource).withSchema("locks").withTable("app_locks").migrate()}.
+ *       Its Flyway history is kept in a table of its own ({@link #historyTable(String)}), beside yours.</li>
+ *   <li>From your own Flyway: add {@link #LOCATION} to its locations and {@link #placeholders(String, String)}
+ *       to its placeholders. The lock table's migrations then run in your version sequence; fence-guard's
+ *       versions start at 1, so prefer the first way when your own versions overlap.</li>
+ * </ul>
+ *
+ * <p>The table layout is documented in {@code docs/postgresql.md} and is covered by a test that fails
+ * if it changes, because your data outlives our releases.
+ */
+public final class FenceGuardMigrations {
+
+    /** Where the lock-table migrations live on the class path. */
+    public static final String LOCATION = "classpath:db/fence-guard/postgresql";
+    /** Default schema of the lock table. */
+    public static final String DEFAULT_SCHEMA = "public";
+    /** Default name of the lock table. */
+    public static final String DEFAULT_TABLE = "fence_guard_locks";
+    /** Placeholder naming the schema in the migrations. */
+    public static final String SCHEMA_PLACEHOLDER = "fenceGuardSchema";
+    /** Placeholder naming the table in the migrations. */
+    public static final String TABLE_PLACEHOLDER = "fenceGuardTable";
+
+    private FenceGuardMigrations() {}
+
+    /**
+     * Migrates {@code public.fence_guard_locks} to the latest version.
+     *
+     * @return how many migrations ran (0 when up to date)
+     */
+    public static int migrate(DataSource dataSource) {
+        return builder(dataSource).migrate();
+    }
+
+    /** Options for another schema or table name. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /**
+     * The placeholders to give your own Flyway when you add {@link #LOCATION} to it.
+     *
+     * @throws IllegalArgumentException if a name is not a plain SQL identifier
+     */
+    public static Map<String, String> placeholders(String schema, String table) {
+        return Map.of(SCHEMA_PLACEHOLDER, SqlIdentifiers.require("schema", schema),
+                TABLE_PLACEHOLDER, SqlIdentifiers.require("table", table));
+    }
+
+    /**
+     * The Flyway history table used by {@link Builder#migrate()} for lock table {@code table}: one per
+     * lock table, so several lock tables can live in one schema.
+     */
+    public static String historyTable(String table) {
+        String name = "fence_guard_history_" + SqlIdentifiers.require("table", table);
+        return name.length() <= SqlIdentifiers.MAX_LENGTH ? name
+                : "fgh_" + Integer.toHexString(table.hashCode()) + "_" + table.substring(0, 40);
+    }
+
+    /** Options for {@link FenceGuardMigrations}. Not thread-safe. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private String schema = DEFAULT_SCHEMA;
+        private String table = DEFAULT_TABLE;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        }
+
+        /**
+         * @throws IllegalArgumentException if {@code schema} is not a plain SQL identifier
+         */
+        public Builder withSchema(String schema) {
+            this.schema = SqlIdentifiers.require("schema", schema);
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException if {@code table} is not a plain SQL identifier
+         */
+        public Builder withTable(String table) {
+            this.table = SqlIdentifiers.require("table", table);
+            return this;
+        }
+
+        /**
+         * Runs the pending migrations.
+         *
+         * @return how many ran (0 when up to date)
+         * @throws org.flywaydb.core.api.FlywayException if a migration fails
+         */
+        public int migrate() {
+            return Flyway.configure()
+                    .dataSource(dataSource)
+                    .locations(LOCATION)
+                    .schemas(schema)
+                    .createSchemas(true)
+                    .table(historyTable(table))
+                    // The lock table usually joins a schema that already holds the application's tables:
+                    // start our own history at version 0 there, so that V1 still runs.
+                    .baselineOnMigrate(true)
+                    .baselineVersion("0")
+                    .placeholders(placeholders(schema, table))
+                    .load()
+                    .migrate()
+                    .migrationsExecuted;
+        }
+    }
+}
