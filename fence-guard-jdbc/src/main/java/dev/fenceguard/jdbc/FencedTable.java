@@ -1,0 +1,292 @@
+package dev.fenceguard.jdbc;
+
+import dev.fenceguard.core.FenceEncoding;
+import dev.fenceguard.core.FencePolicy;
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.internal.SqlIdentifiers;
+import java.sql.Connection;
+import java.util.Objects;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Name;
+import org.jooq.SQLDialect;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * A table whose rows are guarded by a fence column: the definition of how to write to it so that
+ * stale writes are refused. Immutable and thread-safe; build once and share.
+ *
+ * <pre>{@code
+ * // jOOQ generated classes
+ * FencedTable orders = FencedTable.builder(ORDERS, ORDERS.ID, ORDERS.FENCE_TOKEN).build();
+ * // or plain names
+ * FencedTable orders = FencedTable.builder("public", "orders", "id", "fence_token")
+ *         .withKeyType(Long.class).withTombstoneColumn("fence_deleted").build();
+ *
+ * orders.on(dsl).update(42L, lease.fence(), Assignments.of("status", "paid")).orThrow();
+ * }</pre>
+ *
+ * <p>The write rule of {@link FencePolicy} is applied inside each SQL statement, so the data and the
+ * stored fence change together or not at all; a NULL stored fence counts as 0. Writes run in the
+ * transaction of the {@link DSLContext} or {@link Connection} you pass to {@link #on}, or each in its
+ * own statement on a {@link DataSource}. PostgreSQL only ({@code ON CONFLICT}, {@code RETURNING}).
+ *
+ * <p>Deletes need a tombstone column ({@link Builder#withTombstoneColumn(String)}, a
+ * {@code BOOLEAN NOT NULL DEFAULT FALSE}): a fenced delete marks the row and keeps its fence, so a
+ * zombie's upsert cannot bring it back. Your reads should add {@link #notDeleted()}.
+ */
+public final class FencedTable {
+
+    private final Table<?> table;
+    private final Field<Object> key;
+    private final Field<Object> fence;
+    private final Optional<Field<Boolean>> tombstone;
+    private final FencePolicy policy;
+    private final FenceEncoding encoding;
+    private final LockMetrics metrics;
+    private final String description;
+
+    @SuppressWarnings("unchecked")
+    private FencedTable(Builder b) {
+        this.table = b.table;
+        this.key = (Field<Object>) b.key;
+        this.fence = (Field<Object>) b.fence;
+        this.tombstone = Optional.ofNullable(b.tombstone);
+        this.policy = b.policy;
+        this.encoding = b.encoding;
+        this.metrics = b.metrics != null ? b.metrics : LockMetrics.automatic();
+        this.description = String.join(".", b.table.getQualifiedName().getName());
+    }
+
+    /**
+     * A builder for a jOOQ table (e.g. generated) with its key and fence fields.
+     *
+     * <p>The key must be unique (a primary key or unique constraint) for upserts.
+     */
+    public static Builder builder(Table<?> table, Field<?> key, Field<?> fence) {
+        return new Builder(Objects.requireNonNull(table, "table"), Objects.requireNonNull(key, "key"),
+                Objects.requireNonNull(fence, "fence"));
+    }
+
+    /**
+     * A builder from plain names, each validated as a plain SQL identifier and quoted (so names are
+     * case-sensitive).
+     *
+     * @throws IllegalArgumentException if a name is not a plain SQL identifier, or the key and fence
+     *     columns are the same
+     */
+    public static Builder builder(String schema, String table, String keyColumn, String fenceColumn) {
+        SqlIdentifiers.require("schema", schema);
+        SqlIdentifiers.require("table", table);
+        SqlIdentifiers.require("key column", keyColumn);
+        SqlIdentifiers.require("fence column", fenceColumn);
+        if (keyColumn.equals(fenceColumn)) {
+            throw new IllegalArgumentException("key column and fence column must differ, both were '" + keyColumn + "'");
+        }
+        Table<?> t = DSL.table(DSL.name(schema, table));
+        // Qualified names: ON CONFLICT .. DO UPDATE .. WHERE must not confuse the row with EXCLUDED.
+        return new Builder(t, DSL.field(DSL.name(schema, table, keyColumn)), DSL.field(DSL.name(schema, table, fenceColumn)))
+                .plainNames();
+    }
+
+    /** The rule writes are judged by. */
+    public FencePolicy policy() {
+        return policy;
+    }
+
+    /** The table's qualified name, used to describe resources in outcomes. */
+    public String name() {
+        return description;
+    }
+
+    /**
+     * The write rule as a jOOQ condition on the stored fence, for statements you build yourself:
+     * {@code COALESCE(fence, 0) <= :f} (or {@code <} for {@link FencePolicy#STRICTLY_NEWER}). Set the
+     * fence column to {@link #fenceValue(FenceToken)} in the same statement.
+     */
+    public Condition admits(FenceToken presented) {
+        Objects.requireNonNull(presented, "fence");
+        Field<Object> stored = DSL.coalesce(fence, DSL.val(zero(), fence));
+        Field<Object> value = DSL.val(encode(presented), fence);
+        return policy == FencePolicy.SAME_OR_NEWER ? stored.le(value) : stored.lt(value);
+    }
+
+    /** A condition that excludes tombstoned rows (TRUE when there is no tombstone column). */
+    public Condition notDeleted() {
+        return tombstone.map(t -> DSL.coalesce(t, DSL.inline(false)).isFalse()).orElse(DSL.noCondition());
+    }
+
+    /** The value to store in the fence column for {@code fence}: a {@code Long} or the 15-digit text. */
+    public Object fenceValue(FenceToken fence) {
+        return encode(fence);
+    }
+
+    /** Writes through {@code ctx}, in whatever transaction it runs (PostgreSQL dialect required). */
+    public FencedWriter on(DSLContext ctx) {
+        Objects.requireNonNull(ctx, "ctx");
+        if (ctx.dialect().family() != SQLDialect.POSTGRES) {
+            throw new IllegalArgumentException("fenced writes need the POSTGRES dialect, the DSLContext has " + ctx.dialect());
+        }
+        return new FencedWriter(this, FencedWriter.Executor.of(ctx));
+    }
+
+    /** Writes on {@code connection}, inside its current transaction; never commits or rolls back. */
+    public FencedWriter on(Connection connection) {
+        Objects.requireNonNull(connection, "connection");
+        return new FencedWriter(this, FencedWriter.Executor.of(DSL.using(connection, SQLDialect.POSTGRES)));
+    }
+
+    /**
+     * Writes on connections from {@code dataSource}, one per write; a write is committed before it
+     * returns (the backend commits if the pool hands out connections with auto-commit off).
+     */
+    public FencedWriter on(DataSource dataSource) {
+        return new FencedWriter(this, FencedWriter.Executor.of(Objects.requireNonNull(dataSource, "dataSource")));
+    }
+
+    // --- for FencedWriter ---
+
+    Table<?> table() {
+        return table;
+    }
+
+    Field<Object> key() {
+        return key;
+    }
+
+    Field<Object> fence() {
+        return fence;
+    }
+
+    Optional<Field<Boolean>> tombstone() {
+        return tombstone;
+    }
+
+    LockMetrics metrics() {
+        return metrics;
+    }
+
+    long decode(Object stored) {
+        if (stored == null) {
+            return 0;
+        }
+        if (stored instanceof Number n) {
+            return n.longValue();
+        }
+        String text = stored.toString().trim();
+        return text.chars().allMatch(c -> c == '0') ? 0 : FenceToken.parse(text).value();
+    }
+
+    private Object encode(FenceToken token) {
+        return encoding == FenceEncoding.INTEGER ? (Object) token.value() : token.toString();
+    }
+
+    private Object zero() {
+        return encoding == FenceEncoding.INTEGER ? (Object) 0L : "000000000000000";
+    }
+
+    @Override
+    public String toString() {
+        return "FencedTable[" + description + ", key=" + key.getName() + ", fence=" + fence.getName() + ", " + policy + ", "
+                + encoding + tombstone.map(t -> ", tombstone=" + t.getName()).orElse("") + "]";
+    }
+
+    /** Options for a {@link FencedTable}. Not thread-safe; {@link #build()} copies. */
+    public static final class Builder {
+        private final Table<?> table;
+        private Field<?> key;
+        private Field<?> fence;
+        private Field<Boolean> tombstone;
+        private FencePolicy policy = FencePolicy.SAME_OR_NEWER;
+        private FenceEncoding encoding = FenceEncoding.INTEGER;
+        private LockMetrics metrics;
+        private boolean plain;
+
+        private Builder(Table<?> table, Field<?> key, Field<?> fence) {
+            this.table = table;
+            this.key = key;
+            this.fence = fence;
+        }
+
+        private Builder plainNames() {
+            this.plain = true;
+            this.fence = DSL.field(fence.getQualifiedName(), SQLDataType.BIGINT);
+            return this;
+        }
+
+        /** The write rule; default {@link FencePolicy#SAME_OR_NEWER}. */
+        public Builder withPolicy(FencePolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** How the fence column stores fences: {@code BIGINT} (default) or {@code CHAR(15)} text. */
+        public Builder withEncoding(FenceEncoding encoding) {
+            this.encoding = Objects.requireNonNull(encoding, "encoding");
+            if (plain) {
+                Name name = fence.getQualifiedName();
+                fence = encoding == FenceEncoding.INTEGER ? DSL.field(name, SQLDataType.BIGINT) : DSL.field(name, SQLDataType.CHAR(15));
+            }
+            return this;
+        }
+
+        /**
+         * The Java type of the key column for plain-name tables (e.g. {@code Long.class} for
+         * {@code BIGINT}, {@code UUID.class}); keys you pass are converted to it. Without it, pass keys of
+         * the type the driver returns for the column.
+         *
+         * @throws IllegalStateException for tables built from jOOQ fields (their key field has a type)
+         */
+        public Builder withKeyType(Class<?> type) {
+            Objects.requireNonNull(type, "type");
+            if (!plain) {
+                throw new IllegalStateException("withKeyType is for tables built from plain names; the jOOQ key field "
+                        + key + " already has type " + key.getType().getName());
+            }
+            this.key = DSL.field(key.getQualifiedName(), type);
+            return this;
+        }
+
+        /**
+         * A {@code BOOLEAN} column that marks fenced deletes; required for {@link FencedWriter#delete}.
+         *
+         * @throws IllegalArgumentException if not a plain SQL identifier or the same as the key or fence column
+         */
+        public Builder withTombstoneColumn(String column) {
+            SqlIdentifiers.require("tombstone column", column);
+            if (column.equals(key.getName()) || column.equals(fence.getName())) {
+                throw new IllegalArgumentException("tombstone column must differ from the key and fence columns, was '" + column + "'");
+            }
+            this.tombstone = DSL.field(table.getQualifiedName().append(column), SQLDataType.BOOLEAN);
+            return this;
+        }
+
+        /** A jOOQ {@code BOOLEAN} field that marks fenced deletes; see {@link #withTombstoneColumn(String)}. */
+        public Builder withTombstoneColumn(Field<Boolean> column) {
+            this.tombstone = Objects.requireNonNull(column, "column");
+            return this;
+        }
+
+        /** Where stale-write rejections are counted; default {@link LockMetrics#automatic()}. */
+        public Builder withMetrics(LockMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /** The table definition. */
+        public FencedTable build() {
+            Builder copy = new Builder(table, key, fence);
+            copy.tombstone = tombstone;
+            copy.policy = policy;
+            copy.encoding = encoding;
+            copy.metrics = metrics;
+            return new FencedTable(copy);
+        }
+    }
+}

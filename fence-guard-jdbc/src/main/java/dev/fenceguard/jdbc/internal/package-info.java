@@ -1,0 +1,2 @@
+/** Implementation details of fence-guard-jdbc; not an API. */
+package dev.fenceguard.jdbc.internal;

@@ -1,0 +1,280 @@
+package dev.fenceguard.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fenceguard.core.FenceEncoding;
+import dev.fenceguard.core.FencePolicy;
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.StaleFenceException;
+import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.WriteOutcome.Applied;
+import dev.fenceguard.core.WriteOutcome.NotFound;
+import dev.fenceguard.core.WriteOutcome.Stale;
+import java.sql.Connection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jooq.DSLContext;
+import org.jooq.ExecuteContext;
+import org.jooq.ExecuteListener;
+import org.jooq.Field;
+import org.jooq.SQLDialect;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.DefaultConfiguration;
+import org.jooq.impl.SQLDataType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class FencedTableTest {
+
+    private static PgTestSupport pg;
+
+    @BeforeAll
+    static void setUp() {
+        pg = new PgTestSupport("fenced");
+    }
+
+    @AfterAll
+    static void tearDown() {
+        pg.close();
+    }
+
+    private String orders;
+    private String ordersText;
+
+    @BeforeEach
+    void createTables() throws Exception {
+        orders = pg.q("orders");
+        ordersText = pg.q("orders_text");
+        pg.exec("DROP TABLE IF EXISTS " + orders + ", " + ordersText);
+        // A legacy-style nullable fence column: NULL must count as 0.
+        pg.exec("CREATE TABLE " + orders + " (id BIGINT PRIMARY KEY, status TEXT NOT NULL, fence_token BIGINT, "
+                + "fence_deleted BOOLEAN NOT NULL DEFAULT FALSE)");
+        pg.exec("INSERT INTO " + orders + " (id, status) VALUES (1, 'new'), (2, 'new'), (3, 'new')");
+        pg.exec("CREATE TABLE " + ordersText + " (id TEXT PRIMARY KEY, status TEXT NOT NULL, fence_token CHAR(15), "
+                + "fence_deleted BOOLEAN NOT NULL DEFAULT FALSE)");
+        pg.exec("INSERT INTO " + ordersText + " (id, status) VALUES ('a', 'new')");
+    }
+
+    private FencedTable.Builder table() {
+        return FencedTable.builder(pg.schema.name(), "orders", "id", "fence_token").withKeyType(Long.class)
+                .withTombstoneColumn("fence_deleted").withMetrics(LockMetrics.none());
+    }
+
+    private static FenceToken f(long v) {
+        return FenceToken.of(v);
+    }
+
+    private static Assignments status(String s) {
+        return Assignments.of("status", s);
+    }
+
+    private String row(long id) throws Exception {
+        return pg.one("SELECT status, fence_token, fence_deleted FROM " + orders + " WHERE id = " + id);
+    }
+
+    @Test
+    void sameOrNewerAppliesRepeatWritesOfOneLeaseAndRejectsOlderLeases() throws Exception {
+        FencedWriter w = table().build().on(pg.ds);
+        assertThat(w.update(1L, f(3), status("paid"))).isEqualTo(new Applied(pg.schema.name() + ".orders[id=1]", 3));
+        assertThat(w.update(1L, f(3), status("shipped"))).as("same lease, second write").isInstanceOf(Applied.class);
+        assertThat(w.update(1L, f(2), status("zombie")))
+                .isEqualTo(new Stale(pg.schema.name() + ".orders[id=1]", 2, 3, FencePolicy.SAME_OR_NEWER));
+        assertThat(row(1)).isEqualTo("shipped|3|f");
+    }
+
+    @Test
+    void strictlyNewerLetsEachLeaseWriteOnce() throws Exception {
+        FencedWriter w = table().withPolicy(FencePolicy.STRICTLY_NEWER).build().on(pg.ds);
+        assertThat(w.update(1L, f(3), status("charged"))).isInstanceOf(Applied.class);
+        assertThat(w.update(1L, f(3), status("charged again"))).isInstanceOfSatisfying(Stale.class,
+                s -> assertThat(s.currentFence()).isEqualTo(3));
+        assertThat(w.update(1L, f(4), status("next lease"))).isInstanceOf(Applied.class);
+        assertThat(row(1)).isEqualTo("next lease|4|f");
+    }
+
+    @Test
+    void missingRowsAreNotFoundAndNothingIsCreated() throws Exception {
+        FencedWriter w = table().build().on(pg.ds);
+        assertThat(w.update(99L, f(1), status("x"))).isEqualTo(new NotFound(pg.schema.name() + ".orders[id=99]"));
+        assertThat(w.delete(99L, f(1))).isInstanceOf(NotFound.class);
+        assertThat(pg.one("SELECT count(*) FROM " + orders)).isEqualTo("3");
+    }
+
+    @Test
+    void upsertInsertsReplacesWithNewerAndRejectsStale() throws Exception {
+        FencedWriter w = table().build().on(pg.ds);
+        assertThat(w.upsert(10L, f(5), status("created"))).isInstanceOf(Applied.class);
+        assertThat(row(10)).isEqualTo("created|5|f");
+        assertThat(w.upsert(10L, f(4), status("zombie"))).isInstanceOfSatisfying(Stale.class,
+                s -> assertThat(s.currentFence()).isEqualTo(5));
+        assertThat(w.upsert(10L, f(6), status("replaced"))).isInstanceOf(Applied.class);
+        assertThat(row(10)).isEqualTo("replaced|6|f");
+        assertThat(w.upsert(1L, f(1), status("over null fence"))).as("NULL counts as 0").isInstanceOf(Applied.class);
+    }
+
+    @Test
+    void deletesKeepATombstoneSoStaleUpsertsCannotResurrectTheRow() throws Exception {
+        FencedWriter w = table().build().on(pg.ds);
+        w.update(2L, f(5), status("paid")).orThrow();
+        assertThat(w.delete(2L, f(4))).as("an older lease cannot delete").isInstanceOf(Stale.class);
+        assertThat(w.delete(2L, f(6))).isInstanceOf(Applied.class);
+        assertThat(row(2)).isEqualTo("paid|6|t");
+        assertThat(w.upsert(2L, f(5), status("zombie resurrection"))).isInstanceOfSatisfying(Stale.class,
+                s -> assertThat(s.currentFence()).isEqualTo(6));
+        assertThat(w.update(2L, f(5), status("zombie update"))).isInstanceOf(Stale.class);
+        assertThat(w.update(2L, f(7), status("update of a deleted row"))).isInstanceOf(NotFound.class);
+        assertThat(w.delete(2L, f(8))).as("re-delete raises the tombstone fence").isInstanceOf(Applied.class);
+        assertThat(w.upsert(2L, f(7), status("zombie of lease 7"))).isInstanceOf(Stale.class);
+        assertThat(row(2)).isEqualTo("paid|8|t");
+        assertThat(w.upsert(2L, f(9), status("recreated"))).isInstanceOf(Applied.class);
+        assertThat(row(2)).isEqualTo("recreated|9|f");
+        assertThat(pg.rows("SELECT id FROM " + orders + " WHERE id = 2 AND NOT fence_deleted")).containsExactly("2");
+    }
+
+    @Test
+    void deleteWithoutATombstoneColumnIsRefused() {
+        FencedWriter w = FencedTable.builder(pg.schema.name(), "orders", "id", "fence_token").withKeyType(Long.class).build().on(pg.ds);
+        assertThatThrownBy(() -> w.delete(1L, f(1))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("needs a tombstone column");
+    }
+
+    @Test
+    void updateAllReportsAnOutcomePerRowInOneStatement() throws Exception {
+        FencedWriter w = table().build().on(pg.ds);
+        w.update(2L, f(5), status("newer")).orThrow();
+        w.delete(3L, f(1)).orThrow();
+        AtomicInteger statements = new AtomicInteger();
+        Map<Object, WriteOutcome> out = table().build().on(counting(statements)).updateAll(List.of(1L, 2L, 3L, 4L, 1L), f(3), status("bulk"));
+        assertThat(out.keySet()).containsExactly(1L, 2L, 3L, 4L);
+        assertThat(out.get(1L)).isInstanceOf(Applied.class);
+        assertThat(out.get(2L)).isInstanceOfSatisfying(Stale.class, s -> assertThat(s.currentFence()).isEqualTo(5));
+        assertThat(out.get(3L)).as("tombstoned under an older fence").isInstanceOf(NotFound.class);
+        assertThat(out.get(4L)).isInstanceOf(NotFound.class);
+        assertThat(statements.get()).as("one UPDATE plus one SELECT for the rejected rows").isEqualTo(2);
+        assertThat(pg.rows("SELECT id || ':' || status FROM " + orders + " ORDER BY id")).containsExactly("1:bulk", "2:newer", "3:new");
+    }
+
+    @Test
+    void successTakesOneStatementAndOnlyRejectionTakesTwo() {
+        AtomicInteger statements = new AtomicInteger();
+        FencedWriter w = table().build().on(counting(statements));
+        w.update(1L, f(2), status("a")).orThrow();
+        assertThat(statements.getAndSet(0)).isEqualTo(1);
+        w.upsert(20L, f(2), status("a")).orThrow();
+        assertThat(statements.getAndSet(0)).isEqualTo(1);
+        w.delete(20L, f(2)).orThrow();
+        assertThat(statements.getAndSet(0)).isEqualTo(1);
+        assertThat(w.update(1L, f(1), status("stale"))).isInstanceOf(Stale.class);
+        assertThat(statements.getAndSet(0)).isEqualTo(2);
+    }
+
+    @Test
+    void textFencesInCharColumnsFollowTheSameRule() throws Exception {
+        FencedWriter w = FencedTable.builder(pg.schema.name(), "orders_text", "id", "fence_token")
+                .withEncoding(FenceEncoding.TEXT).withTombstoneColumn("fence_deleted").withMetrics(LockMetrics.none()).build().on(pg.ds);
+        assertThat(w.update("a", f(42), status("paid"))).as("NULL counts as 0").isInstanceOf(Applied.class);
+        assertThat(pg.one("SELECT fence_token FROM " + ordersText)).isEqualTo("000000000000042");
+        assertThat(w.update("a", f(9), status("zombie"))).as("9 < 42 although '9' > '4' as text")
+                .isEqualTo(new Stale(pg.schema.name() + ".orders_text[id=a]", 9, 42, FencePolicy.SAME_OR_NEWER));
+        assertThat(w.update("a", f(100), status("newer"))).isInstanceOf(Applied.class);
+        assertThat(w.upsert("b", f(7), status("new row"))).isInstanceOf(Applied.class);
+        assertThat(w.delete("a", f(50))).isInstanceOf(Stale.class);
+        assertThat(w.delete("a", f(100))).isInstanceOf(Applied.class);
+        assertThat(pg.rows("SELECT id || ':' || status || ':' || fence_token || ':' || fence_deleted FROM " + ordersText + " ORDER BY id"))
+                .containsExactly("a:newer:000000000000100:true", "b:new row:000000000000007:false");
+    }
+
+    @Test
+    void jooqFieldsWorkLikeGeneratedCode() throws Exception {
+        Table<?> t = DSL.table(DSL.name(pg.schema.name(), "orders"));
+        Field<Long> id = DSL.field(DSL.name(pg.schema.name(), "orders", "id"), SQLDataType.BIGINT);
+        Field<String> st = DSL.field(DSL.name(pg.schema.name(), "orders", "status"), SQLDataType.VARCHAR);
+        Field<Long> fence = DSL.field(DSL.name(pg.schema.name(), "orders", "fence_token"), SQLDataType.BIGINT);
+        FencedTable table = FencedTable.builder(t, id, fence).withMetrics(LockMetrics.none()).build();
+        DSLContext dsl = DSL.using(pg.ds, SQLDialect.POSTGRES);
+        assertThat(table.on(dsl).update(1, f(4), Assignments.of(st, "via jOOQ"))).as("Integer key converted to BIGINT").isInstanceOf(Applied.class);
+        // The Condition is there for statements users build themselves.
+        int rows = dsl.update(t).set(st, "custom").set(fence, 4L).where(id.eq(1L)).and(table.admits(f(4))).execute();
+        assertThat(rows).isEqualTo(1);
+        assertThat(dsl.update(t).set(st, "custom zombie").where(id.eq(1L)).and(table.admits(f(3))).execute()).isZero();
+        assertThat(row(1)).isEqualTo("custom|4|f");
+    }
+
+    @Test
+    void writesJoinTheCallersTransactionAndRollBackWithIt() throws Exception {
+        FencedTable table = table().build();
+        try (Connection c = pg.ds.getConnection()) {
+            c.setAutoCommit(false);
+            assertThat(table.on(c).update(1L, f(5), status("uncommitted"))).isInstanceOf(Applied.class);
+            assertThat(row(1)).as("invisible to others before commit").isEqualTo("new|null|f");
+            c.rollback();
+            c.setAutoCommit(true);
+        }
+        assertThat(row(1)).isEqualTo("new|null|f");
+
+        DSLContext dsl = DSL.using(pg.ds, SQLDialect.POSTGRES);
+        assertThatThrownBy(() -> dsl.transaction(cfg -> {
+            table.on(cfg.dsl()).update(1L, f(5), status("in jOOQ tx")).orThrow();
+            throw new IllegalStateException("business rule failed after the write");
+        })).hasMessageContaining("business rule failed");
+        assertThat(row(1)).isEqualTo("new|null|f");
+        dsl.transaction(cfg -> table.on(cfg.dsl()).update(1L, f(5), status("committed")).orThrow());
+        assertThat(row(1)).isEqualTo("committed|5|f");
+    }
+
+    @Test
+    void staleOutcomeThrowsANamedException() {
+        FencedWriter w = table().build().on(pg.ds);
+        w.update(1L, f(8), status("b")).orThrow();
+        assertThatThrownBy(() -> w.update(1L, f(7), status("a")).orThrow()).isInstanceOfSatisfying(StaleFenceException.class, e -> {
+            assertThat(e.presentedFence()).isEqualTo(7);
+            assertThat(e.currentFence()).isEqualTo(8);
+            assertThat(e.getMessage()).contains("orders[id=1]").contains("presented fence 7").contains("holds fence 8");
+        });
+    }
+
+    @Test
+    void badInputFailsBeforeAnySqlAndWritesNothing() throws Exception {
+        AtomicInteger statements = new AtomicInteger();
+        FencedWriter w = table().build().on(counting(statements));
+        String schema = pg.schema.name();
+        for (String bad : List.of("orders\"; DROP TABLE x; --", "a;b", "x--", "ünïcödé", "x".repeat(10_000), "a\0b", "")) {
+            assertThatThrownBy(() -> FencedTable.builder(schema, bad, "id", "fence_token")).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> FencedTable.builder(schema, "orders", bad, "fence_token")).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> FencedTable.builder(schema, "orders", "id", bad)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> FencedTable.builder(bad, "orders", "id", "fence_token")).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> table().withTombstoneColumn(bad)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> Assignments.of(bad, "v")).isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThatThrownBy(() -> FencedTable.builder(schema, "orders", "id", "id")).hasMessageContaining("must differ");
+        assertThatThrownBy(() -> w.update(1L, f(1), Assignments.of("fence_token", 99L))).hasMessageContaining("must not set the key, fence or tombstone");
+        assertThatThrownBy(() -> w.update(1L, f(1), Assignments.of("id", 7L))).hasMessageContaining("must not set the key");
+        assertThatThrownBy(() -> w.update(1L, f(1), Assignments.of("status", "nul\0inside"))).hasMessageContaining("NUL");
+        assertThatThrownBy(() -> w.update("not a number", f(1), status("x"))).hasMessageContaining("cannot be converted");
+        assertThatThrownBy(() -> w.updateAll(List.of(), f(1), status("x"))).hasMessage("updateAll needs at least one key");
+        FencedWriter text = FencedTable.builder(schema, "orders_text", "id", "fence_token").withEncoding(FenceEncoding.TEXT).build().on(pg.ds);
+        assertThatThrownBy(() -> text.upsert("k\0", f(1), status("x"))).hasMessageContaining("NUL");
+        assertThatThrownBy(() -> text.upsert("k\uDC00", f(1), status("x"))).hasMessageContaining("unpaired surrogate");
+        assertThat(statements.get()).as("no statement reached the server").isZero();
+        assertThat(pg.rows("SELECT id || ':' || status FROM " + orders + " ORDER BY id")).containsExactly("1:new", "2:new", "3:new");
+        // Hostile text in a key is only a value: bound, never rendered.
+        assertThat(text.upsert("'; DROP TABLE orders; --", f(1), status("x"))).isInstanceOf(Applied.class);
+        assertThat(text.update("k".repeat(10_000), f(1), status("x"))).isInstanceOf(NotFound.class);
+    }
+
+    /** A DSLContext over the pool that counts the statements it executes. */
+    private static DSLContext counting(AtomicInteger counter) {
+        return DSL.using(new DefaultConfiguration().set(pg.ds).set(SQLDialect.POSTGRES).set(new ExecuteListener() {
+            @Override
+            public void executeStart(ExecuteContext ctx) {
+                counter.incrementAndGet();
+            }
+        }));
+    }
+}

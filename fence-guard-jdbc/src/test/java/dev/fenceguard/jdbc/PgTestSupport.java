@@ -1,0 +1,70 @@
+package dev.fenceguard.jdbc;
+
+import dev.fenceguard.migrations.FenceGuardMigrations;
+import dev.fenceguard.testkit.servers.TestPostgres;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+
+/** A schema of its own with a migrated lock table, plus tiny SQL helpers. */
+final class PgTestSupport implements AutoCloseable {
+    final TestPostgres.Schema schema;
+    final DataSource ds;
+
+    PgTestSupport(String prefix) {
+        schema = TestPostgres.server().newSchema(prefix);
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setDataSource(schema.dataSource());
+        config.setMaximumPoolSize(12);
+        config.setPoolName("fg-test-" + prefix);
+        pool = new com.zaxxer.hikari.HikariDataSource(config);
+        ds = pool;
+    }
+
+    private final com.zaxxer.hikari.HikariDataSource pool;
+
+    PostgresLockBackend.Builder backend(String table) {
+        FenceGuardMigrations.builder(ds).withSchema(schema.name()).withTable(table).migrate();
+        return PostgresLockBackend.builder(ds).withSchema(schema.name()).withTable(table);
+    }
+
+    String q(String table) {
+        return schema.name() + "." + table;
+    }
+
+    List<String> rows(String sql) throws SQLException {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            List<String> out = new ArrayList<>();
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                StringBuilder row = new StringBuilder();
+                for (int i = 1; i <= n; i++) {
+                    row.append(i > 1 ? "|" : "").append(rs.getString(i));
+                }
+                out.add(row.toString());
+            }
+            return out;
+        }
+    }
+
+    String one(String sql) throws SQLException {
+        List<String> r = rows(sql);
+        return r.isEmpty() ? null : r.getFirst();
+    }
+
+    void exec(String sql) throws SQLException {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+        schema.close();
+    }
+}

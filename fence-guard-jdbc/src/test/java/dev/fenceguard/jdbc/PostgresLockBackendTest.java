@@ -1,0 +1,163 @@
+package dev.fenceguard.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.FenceStrategy;
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.Lease;
+import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.LockId;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.spi.Grant;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+
+class PostgresLockBackendTest {
+
+    private static final Duration TTL = Duration.ofSeconds(30);
+    private static PgTestSupport pg;
+
+    @BeforeAll
+    static void setUp() {
+        pg = new PgTestSupport("pgbackend");
+    }
+
+    @AfterAll
+    static void tearDown() {
+        pg.close();
+    }
+
+    @Test
+    void theStoredRowMatchesTheDocumentedShape() throws Exception {
+        PostgresLockBackend backend = pg.backend("shape").build();
+        LockClient client = LockClient.builder(backend).withMetrics(LockMetrics.none()).build();
+        Lease lease = client.tryAcquire("orders:1", TTL).orElseThrow();
+        assertThat(pg.one("SELECT lock_key, fence, lock_id = '" + lease.lockId().value() + "', "
+                + "expires_at - acquired_at BETWEEN interval '29 seconds' AND interval '30 seconds' FROM " + pg.q("shape")))
+                .isEqualTo("orders:1|1|t|t");
+        lease.close();
+        assertThat(pg.one("SELECT lock_key, fence, lock_id, expires_at FROM " + pg.q("shape")))
+                .as("a released row keeps its fence and forgets the holder").isEqualTo("orders:1|1|null|null");
+    }
+
+    @Test
+    void exhaustedKeysFailClearlyAndTakeNoLock() throws Exception {
+        PostgresLockBackend backend = pg.backend("exhaust").build();
+        LockKey key = LockKey.of("old-key");
+        LockId first = LockId.random();
+        backend.tryAcquire(key, first, TTL).orElseThrow();
+        backend.release(key, first);
+        pg.exec("UPDATE " + pg.q("exhaust") + " SET fence = " + FenceToken.MAX_VALUE);
+        assertThatThrownBy(() -> backend.tryAcquire(key, LockId.random(), TTL))
+                .isInstanceOfSatisfying(FenceGuardException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.FENCE_EXHAUSTED);
+                    assertThat(e.getMessage()).contains("old-key").contains("no lock was taken");
+                });
+        assertThat(pg.one("SELECT fence, lock_id FROM " + pg.q("exhaust"))).isEqualTo(FenceToken.MAX_VALUE + "|null");
+        assertThat(backend.lookup(key)).isEmpty();
+    }
+
+    @Test
+    void clockFlooredFencesStayAboveEverythingIssuedEvenAfterTheCounterIsLost() throws Exception {
+        PostgresLockBackend floored = pg.backend("floored").withFenceStrategy(FenceStrategy.CLOCK_FLOORED).build();
+        LockKey key = LockKey.of("k");
+        long before = FenceStrategy.floorAt(Instant.now().minusSeconds(60).toEpochMilli());
+        long last = 0;
+        for (int i = 0; i < 5; i++) {
+            LockId id = LockId.random();
+            Grant g = floored.tryAcquire(key, id, TTL).orElseThrow();
+            assertThat(g.fence()).isGreaterThan(last).isGreaterThan(before);
+            last = g.fence();
+            floored.release(key, id);
+        }
+        // Simulate a failover to a replica that never saw these rows.
+        pg.exec("DELETE FROM " + pg.q("floored"));
+        assertThat(floored.tryAcquire(key, LockId.random(), TTL).orElseThrow().fence()).isGreaterThan(last);
+        assertThat(last).isLessThan(FenceToken.WARN_THRESHOLD);
+
+        // The dense counter, by contrast, starts again at 1: that is why the strategy is a named choice.
+        PostgresLockBackend dense = pg.backend("dense").build();
+        LockId id = LockId.random();
+        dense.tryAcquire(key, id, TTL).orElseThrow();
+        dense.release(key, id);
+        pg.exec("DELETE FROM " + pg.q("dense"));
+        assertThat(dense.tryAcquire(key, LockId.random(), TTL).orElseThrow().fence()).isEqualTo(1);
+    }
+
+    @Test
+    void poolsThatHandOutConnectionsWithoutAutoCommitAreCommitted() throws Exception {
+        pg.backend("manual_commit");
+        DataSource manual = autoCommitOff(pg.ds);
+        PostgresLockBackend backend = PostgresLockBackend.builder(manual).withSchema(pg.schema.name()).withTable("manual_commit").build();
+        LockId id = LockId.random();
+        backend.tryAcquire(LockKey.of("k"), id, TTL).orElseThrow();
+        assertThat(pg.one("SELECT count(*) FROM " + pg.q("manual_commit") + " WHERE lock_id IS NOT NULL"))
+                .as("visible from another connection").isEqualTo("1");
+        assertThat(backend.release(LockKey.of("k"), id)).isTrue();
+        assertThat(pg.one("SELECT count(*) FROM " + pg.q("manual_commit") + " WHERE lock_id IS NOT NULL")).isEqualTo("0");
+    }
+
+    @Test
+    void aMissingTableIsReportedWithAHint() {
+        PostgresLockBackend backend = PostgresLockBackend.builder(pg.ds).withSchema(pg.schema.name()).withTable("no_such_table").build();
+        assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL))
+                .isInstanceOfSatisfying(FenceGuardException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+                    assertThat(e.key()).contains("k");
+                    assertThat(e.getMessage()).contains("42P01").contains("FenceGuardMigrations");
+                });
+    }
+
+    @Test
+    void anUnreachableServerIsUnavailable() {
+        PGSimpleDataSource nowhere = new PGSimpleDataSource();
+        nowhere.setURL("jdbc:postgresql://127.0.0.1:1/test?user=postgres&connectTimeout=2");
+        PostgresLockBackend backend = PostgresLockBackend.builder(nowhere).build();
+        assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL))
+                .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
+    }
+
+    @Test
+    void badNamesAndKeysFailBeforeAnySql() throws Exception {
+        PostgresLockBackend backend = pg.backend("badinput").build();
+        LockClient client = LockClient.builder(backend).withMetrics(LockMetrics.none()).build();
+        for (String bad : List.of("locks\"; DROP TABLE x; --", "a;b", "--", "ünï", "x".repeat(10_000), "a\0b", "")) {
+            assertThatThrownBy(() -> PostgresLockBackend.builder(pg.ds).withTable(bad)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("table must");
+            assertThatThrownBy(() -> PostgresLockBackend.builder(pg.ds).withSchema(bad)).isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThatThrownBy(() -> client.tryAcquire("k".repeat(10_000), TTL)).hasMessageContaining("at most 512 UTF-8 bytes, was 10000");
+        assertThatThrownBy(() -> client.tryAcquire("a\0b", TTL)).hasMessageContaining("NUL");
+        assertThatThrownBy(() -> client.tryAcquire("a\uD800", TTL)).hasMessageContaining("unpaired surrogate");
+        // Keys full of SQL are just keys: bound, never rendered.
+        try (Lease lease = client.tryAcquire("'; DROP TABLE x; --", TTL).orElseThrow()) {
+            assertThat(lease.fence().value()).isEqualTo(1);
+        }
+        assertThat(pg.rows("SELECT lock_key FROM " + pg.q("badinput"))).containsExactly("'; DROP TABLE x; --");
+    }
+
+    /** A DataSource whose connections come with auto-commit off, like some pool configurations. */
+    private static DataSource autoCommitOff(DataSource inner) {
+        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    Object result = method.invoke(inner, args);
+                    if (result instanceof Connection c) {
+                        c.setAutoCommit(false);
+                    }
+                    return result;
+                });
+    }
+
+}
