@@ -22,6 +22,29 @@ public final class Ports {
         }
     }
 
+    /**
+     * A port that is free together with {@code port + offset} (Redis Cluster's bus port is the data
+     * port + 10000, so the data port must stay below 55536).
+     */
+    public static int freeWithCompanion(int offset) {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int port = random.nextInt(20_000, 65_535 - offset);
+            if (isFree(port) && isFree(port + offset)) {
+                return port;
+            }
+        }
+        throw new IllegalStateException("no free loopback port pair with offset " + offset + " after 200 tries");
+    }
+
+    private static boolean isFree(int port) {
+        try (ServerSocket socket = new ServerSocket(port, 0, InetAddress.getLoopbackAddress())) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /** Waits until something accepts TCP connections on 127.0.0.1:{@code port}. */
     public static boolean awaitListening(int port, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -1,0 +1,254 @@
+package dev.fenceguard.redis;
+
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.FenceStrategy;
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.LockId;
+import dev.fenceguard.core.LockInfo;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.spi.Grant;
+import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.redis.internal.Connections;
+import dev.fenceguard.redis.internal.RedisKeys;
+import dev.fenceguard.redis.internal.Script;
+import dev.fenceguard.redis.internal.ScriptRunner;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * A lock backend on Redis through Lettuce: standalone, Sentinel (a {@link RedisClient} with a
+ * Sentinel URI) or Cluster ({@link RedisClusterClient}).
+ *
+ * <pre>{@code
+ * try (RedisLockBackend backend = RedisLockBackend.builder(RedisClient.create("redis://127.0.0.1")).build()) {
+ *     LockClient locks = LockClient.of(backend);
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Each operation is one Lua script (EVALSHA, EVAL on NOSCRIPT), atomic on the server, with every
+ * key it touches in {@code KEYS}. A lock uses two keys with one hash tag, so one Cluster slot:
+ * {@code <prefix>{<key>}:lock} (value {@code <lock id>:<fence>}, expiring by {@code PX}) and
+ * {@code <prefix>{<key>}:fence} (the persistent counter). Expiry is the server's.
+ *
+ * <p>Redis forgets: a restart without persistence, a FLUSHALL, a failover to a replica that lagged.
+ * The default {@link FenceStrategy#CLOCK_FLOORED} keeps fences rising anyway by flooring them with the
+ * server's {@code TIME}; {@link FenceStrategy#DENSE} is only safe where the counter cannot be lost.
+ * Optionally, {@link Builder#withReplicaAcknowledgement} makes each acquisition wait for replicas.
+ *
+ * <p>Thread-safe. Closing the backend closes the connection it opened (not one you passed in).
+ */
+public final class RedisLockBackend implements LockBackend, AutoCloseable {
+
+    private static final Script ACQUIRE = Script.load("acquire");
+    private static final Script RELEASE = Script.load("release");
+    private static final Script EXTEND = Script.load("extend");
+    private static final Script LOOKUP = Script.load("lookup");
+
+    private final Connections connections;
+    private final ScriptRunner scripts;
+    private final String prefix;
+    private final FenceStrategy strategy;
+    private final int replicas;
+    private final Duration replicaTimeout;
+
+    private RedisLockBackend(Builder b) {
+        this.connections = b.connect.get();
+        this.scripts = new ScriptRunner(connections.commands());
+        this.prefix = b.prefix;
+        this.strategy = b.strategy;
+        this.replicas = b.replicas;
+        this.replicaTimeout = b.replicaTimeout;
+        if (replicas > 0 && connections.waitForReplicas() == null) {
+            connections.close();
+            throw new IllegalStateException("withReplicaAcknowledgement is not supported on Redis Cluster connections");
+        }
+    }
+
+    /** A backend on a standalone or Sentinel {@link RedisClient}; the backend opens its own connection. */
+    public static Builder builder(RedisClient client) {
+        Objects.requireNonNull(client, "client");
+        return new Builder(() -> Connections.of(client));
+    }
+
+    /** A backend on a {@link RedisClusterClient}; the backend opens its own connection. */
+    public static Builder builder(RedisClusterClient client) {
+        Objects.requireNonNull(client, "client");
+        return new Builder(() -> Connections.of(client));
+    }
+
+    /** A backend on a connection you own (not closed by the backend). Its codec must be UTF-8 strings. */
+    public static Builder builder(StatefulRedisConnection<String, String> connection) {
+        Objects.requireNonNull(connection, "connection");
+        return new Builder(() -> Connections.of(connection));
+    }
+
+    /** A backend on a Cluster connection you own (not closed by the backend). */
+    public static Builder builder(StatefulRedisClusterConnection<String, String> connection) {
+        Objects.requireNonNull(connection, "connection");
+        return new Builder(() -> Connections.of(connection));
+    }
+
+    @Override
+    public String name() {
+        return "redis";
+    }
+
+    /** The fence strategy in use. */
+    public FenceStrategy fenceStrategy() {
+        return strategy;
+    }
+
+    /** The Redis key holding the lock on {@code key} (for operators; see the class comment). */
+    public String lockKeyOf(String key) {
+        return RedisKeys.lockKey(prefix, LockKey.of(key));
+    }
+
+    /** The Redis key holding the fence counter of {@code key}. */
+    public String fenceKeyOf(String key) {
+        return RedisKeys.fenceKey(prefix, LockKey.of(key));
+    }
+
+    @Override
+    public Optional<Grant> tryAcquire(LockKey key, LockId lockId, Duration ttl) {
+        List<Object> r = scripts.multi(ACQUIRE, key.value(), keys(key), lockId.value(), Long.toString(ttl.toMillis()),
+                strategy == FenceStrategy.CLOCK_FLOORED ? "1" : "0", Long.toString(FenceStrategy.EPOCH_MILLIS),
+                Long.toString(FenceStrategy.PER_MILLISECOND), Long.toString(FenceToken.MAX_VALUE));
+        long status = (Long) r.get(0);
+        if (status == -1) {
+            throw new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(), "the key has issued its last fence "
+                    + r.get(1) + "; no lock was taken");
+        }
+        if (status == 0) {
+            return Optional.empty();
+        }
+        Grant grant = new Grant((Long) r.get(1), Instant.ofEpochMilli((Long) r.get(2) + ttl.toMillis()));
+        if (replicas > 0) {
+            awaitReplicas(key, lockId);
+        }
+        return Optional.of(grant);
+    }
+
+    private void awaitReplicas(LockKey key, LockId lockId) {
+        long acked;
+        try {
+            acked = connections.waitForReplicas().applyAsLong(replicas, replicaTimeout.toMillis());
+        } catch (RedisException e) {
+            release(key, lockId);
+            throw ScriptRunner.map(e, key.value(), "WAIT");
+        }
+        if (acked < replicas) {
+            release(key, lockId);
+            throw new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "only " + acked + " of " + replicas
+                    + " replicas acknowledged the acquisition within " + replicaTimeout + "; the lock was released");
+        }
+    }
+
+    @Override
+    public boolean release(LockKey key, LockId lockId) {
+        return scripts.integer(RELEASE, key.value(), new String[] {RedisKeys.lockKey(prefix, key)}, lockId.value()) == 1;
+    }
+
+    @Override
+    public Optional<Instant> extend(LockKey key, LockId lockId, Duration ttl) {
+        long expiry = scripts.integer(EXTEND, key.value(), new String[] {RedisKeys.lockKey(prefix, key)}, lockId.value(),
+                Long.toString(ttl.toMillis()));
+        return expiry < 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(expiry));
+    }
+
+    @Override
+    public Optional<LockInfo> lookup(LockKey key) {
+        List<Object> r = scripts.multi(LOOKUP, key.value(), new String[] {RedisKeys.lockKey(prefix, key)});
+        if ((Long) r.get(0) == 0) {
+            return Optional.empty();
+        }
+        return Optional.of(new LockInfo(key, FenceToken.of((Long) r.get(1)), Instant.ofEpochMilli((Long) r.get(2))));
+    }
+
+    /** Closes the connection if this backend opened it. */
+    @Override
+    public void close() {
+        connections.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLockBackend[" + connections.topology() + ", prefix '" + prefix + "', " + strategy + "]";
+    }
+
+    private String[] keys(LockKey key) {
+        return new String[] {RedisKeys.lockKey(prefix, key), RedisKeys.fenceKey(prefix, key)};
+    }
+
+    /** Options for a {@link RedisLockBackend}. Not thread-safe. */
+    public static final class Builder {
+        private final Supplier<Connections> connect;
+        private String prefix = "fg:";
+        private FenceStrategy strategy = FenceStrategy.CLOCK_FLOORED;
+        private int replicas;
+        private Duration replicaTimeout = Duration.ZERO;
+
+        private Builder(Supplier<Connections> connect) {
+            this.connect = connect;
+        }
+
+        /**
+         * Prefix of every key the backend writes; default {@code fg:}.
+         *
+         * @throws IllegalArgumentException if it contains a brace or NUL or is longer than 64 characters
+         */
+        public Builder withKeyPrefix(String prefix) {
+            this.prefix = RedisKeys.requirePrefix(prefix);
+            return this;
+        }
+
+        /** How fences are chosen; default {@link FenceStrategy#CLOCK_FLOORED}. */
+        public Builder withFenceStrategy(FenceStrategy strategy) {
+            this.strategy = Objects.requireNonNull(strategy, "strategy");
+            return this;
+        }
+
+        /**
+         * After each acquisition, {@code WAIT} for {@code replicas} replicas to acknowledge it, up to
+         * {@code timeout}; if fewer do, the lock is released and acquisition fails with UNAVAILABLE.
+         * Off by default. Standalone and Sentinel only.
+         *
+         * @throws IllegalArgumentException if {@code replicas < 1} or the timeout is negative or sub-millisecond
+         */
+        public Builder withReplicaAcknowledgement(int replicas, Duration timeout) {
+            if (replicas < 1) {
+                throw new IllegalArgumentException("replicas must be at least 1, was " + replicas);
+            }
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative() || timeout.getNano() % 1_000_000 != 0) {
+                throw new IllegalArgumentException("replica timeout must be whole non-negative milliseconds, was " + timeout);
+            }
+            this.replicas = replicas;
+            this.replicaTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Connects (if built from a client) and returns the backend.
+         *
+         * @throws FenceGuardException UNAVAILABLE if the server cannot be reached
+         */
+        public RedisLockBackend build() {
+            try {
+                return new RedisLockBackend(this);
+            } catch (RedisException e) {
+                throw ScriptRunner.map(e, null, "connect");
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package dev.fenceguard.redis.internal;
+
+import dev.fenceguard.core.LockKey;
+import io.lettuce.core.cluster.SlotHash;
+
+/**
+ * Names of fence-guard's Redis keys.
+ *
+ * <p>Lock {@code k} uses {@code <prefix>{<escaped k>}:lock} and {@code <prefix>{<escaped k>}:fence}.
+ * Escaping replaces {@code %}, {@code {} and {@code }} by {@code %25}, {@code %7B}, {@code %7D}, so
+ * the braces always delimit exactly the escaped key: both keys share one hash tag (one Cluster slot),
+ * and distinct lock keys give distinct Redis keys (escaping is injective and the suffix follows the
+ * closing brace).
+ *
+ * <p>A guarded resource key {@code r} keeps its fence in {@code fg:fence:{<tag>}:<r>}, where
+ * {@code <tag>} is a short string chosen to hash to the same Cluster slot as {@code r}, so scripts
+ * can touch both in one slot whatever {@code r} looks like.
+ */
+public final class RedisKeys {
+
+    private RedisKeys() {}
+
+    /** Validates a key prefix: anything without braces, at most 64 characters. */
+    public static String requirePrefix(String prefix) {
+        if (prefix == null) {
+            throw new IllegalArgumentException("key prefix must not be null");
+        }
+        if (prefix.length() > 64 || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0 || prefix.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("key prefix must be at most 64 characters without '{', '}' or NUL, was '"
+                    + (prefix.length() > 64 ? prefix.substring(0, 64) + "..." : prefix) + "'");
+        }
+        return prefix;
+    }
+
+    /** {@code %}, {@code {}, {@code }} percent-escaped. */
+    public static String escape(String key) {
+        StringBuilder out = new StringBuilder(key.length() + 8);
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            switch (c) {
+                case '%' -> out.append("%25");
+                case '{' -> out.append("%7B");
+                case '}' -> out.append("%7D");
+                default -> out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    public static String lockKey(String prefix, LockKey key) {
+        return prefix + "{" + escape(key.value()) + "}:lock";
+    }
+
+    public static String fenceKey(String prefix, LockKey key) {
+        return prefix + "{" + escape(key.value()) + "}:fence";
+    }
+
+    /** The fence key of a guarded resource key: same slot as {@code resourceKey}. */
+    public static String resourceFenceKey(String prefix, String resourceKey) {
+        return prefix + "{" + SlotTags.TAGS[SlotHash.getSlot(resourceKey)] + "}:" + resourceKey;
+    }
+
+    /** For each Cluster slot, a short string that hashes to it (found once, in about 50 ms). */
+    static final class SlotTags {
+        static final String[] TAGS = build();
+
+        private static String[] build() {
+            String[] tags = new String[SlotHash.SLOT_COUNT];
+            int missing = tags.length;
+            for (long n = 0; missing > 0; n++) {
+                String candidate = Long.toString(n, 36);
+                int slot = SlotHash.getSlot(candidate);
+                if (tags[slot] == null) {
+                    tags[slot] = candidate;
+                    missing--;
+                }
+            }
+            return tags;
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package dev.fenceguard.redis.internal;
+
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandInterruptedException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.sync.RedisScriptingCommands;
+import java.util.List;
+
+/**
+ * Runs scripts by EVALSHA, falling back to EVAL when the server answers NOSCRIPT (after a restart,
+ * SCRIPT FLUSH, or on a Cluster node that has not seen the script); EVAL caches it there for next
+ * time. Maps Lettuce's exceptions to fence-guard's codes.
+ */
+public final class ScriptRunner {
+
+    private final RedisScriptingCommands<String, String> commands;
+
+    public ScriptRunner(RedisScriptingCommands<String, String> commands) {
+        this.commands = commands;
+    }
+
+    /** Runs {@code script} and returns its multi-bulk reply. */
+    public List<Object> multi(Script script, String subject, String[] keys, String... args) {
+        return run(script, ScriptOutputType.MULTI, subject, keys, args);
+    }
+
+    /** Runs {@code script} and returns its integer reply. */
+    public long integer(Script script, String subject, String[] keys, String... args) {
+        Long result = run(script, ScriptOutputType.INTEGER, subject, keys, args);
+        return result;
+    }
+
+    private <T> T run(Script script, ScriptOutputType type, String subject, String[] keys, String... args) {
+        try {
+            try {
+                return commands.evalsha(script.sha(), type, keys, args);
+            } catch (RedisNoScriptException e) {
+                return commands.eval(script.source(), type, keys, args);
+            }
+        } catch (RedisException e) {
+            throw map(e, subject, script.name());
+        }
+    }
+
+    /** A {@link FenceGuardException} for a Lettuce exception. */
+    public static FenceGuardException map(RedisException e, String subject, String operation) {
+        ErrorCode code = code(e);
+        return new FenceGuardException(code, subject, operation + " failed: " + e.getMessage(), e);
+    }
+
+    static ErrorCode code(RedisException e) {
+        // Authentication errors can arrive wrapped (e.g. in the connection handshake): look at the chain first.
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage() == null ? "" : t.getMessage();
+            if (m.contains("NOAUTH") || m.contains("WRONGPASS") || m.contains("NOPERM")) {
+                return ErrorCode.AUTH;
+            }
+        }
+        if (e instanceof RedisCommandTimeoutException) {
+            return ErrorCode.TIMEOUT;
+        }
+        if (e instanceof RedisConnectionException || e instanceof RedisCommandInterruptedException) {
+            return ErrorCode.UNAVAILABLE;
+        }
+        String message = e.getMessage() == null ? "" : e.getMessage();
+        if (e instanceof RedisCommandExecutionException) {
+            if (message.startsWith("WRONGTYPE")) {
+                return ErrorCode.INVALID_ARGUMENT;
+            }
+            if (message.startsWith("READONLY") || message.startsWith("LOADING") || message.startsWith("CLUSTERDOWN")
+                    || message.startsWith("MASTERDOWN") || message.startsWith("TRYAGAIN") || message.startsWith("BUSY")
+                    || message.startsWith("NOREPLICAS") || message.startsWith("OOM")) {
+                return ErrorCode.UNAVAILABLE;
+            }
+            // Errors raised inside a script carry the inner error after the script location.
+            if (message.contains("WRONGTYPE")) {
+                return ErrorCode.INVALID_ARGUMENT;
+            }
+            return ErrorCode.INTERNAL;
+        }
+        if (message.contains("Connection refused") || message.contains("Connection closed") || message.contains("connection")) {
+            return ErrorCode.UNAVAILABLE;
+        }
+        return ErrorCode.INTERNAL;
+    }
+}

@@ -1,0 +1,102 @@
+package dev.fenceguard.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.LockId;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.testkit.servers.Ports;
+import dev.fenceguard.testkit.servers.RedisServers;
+import dev.fenceguard.testkit.servers.TestRedis;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** Driver failures come out as FenceGuardException with core's codes, and leave no partial write. */
+class RedisErrorsTest {
+
+    private static final Duration TTL = Duration.ofSeconds(30);
+
+    @Test
+    void connectionRefusedIsUnavailable() {
+        RedisClient client = RedisClient.create(RedisURI.create("redis://127.0.0.1:" + Ports.free()));
+        try {
+            assertThatThrownBy(() -> RedisLockBackend.builder(client).build())
+                    .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    @Test
+    void missingPasswordIsAuth() {
+        try (RedisServers.Server server = RedisServers.start("--requirepass", "s3cret")) {
+            RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
+            try {
+                assertThatThrownBy(() -> {
+                    try (RedisLockBackend backend = RedisLockBackend.builder(client).build()) {
+                        backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL);
+                    }
+                }).isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.AUTH));
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    @Test
+    void aServerThatDoesNotAnswerInTimeIsTimeout() throws Exception {
+        try (RedisServers.Server server = RedisServers.start()) {
+            RedisURI uri = RedisURI.create(server.uri());
+            uri.setTimeout(Duration.ofMillis(300));
+            RedisClient client = RedisClient.create(uri);
+            try (RedisLockBackend backend = RedisLockBackend.builder(client).build();
+                    StatefulRedisConnection<String, String> admin = client.connect()) {
+                admin.sync().clientPause(2_000);
+                assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL))
+                        .isInstanceOfSatisfying(FenceGuardException.class, e -> {
+                            assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
+                            assertThat(e.key()).contains("k");
+                        });
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    @Test
+    void aWrongTypeAtAnInternalKeyIsInvalidArgumentAndTakesNoLock() {
+        String prefix = TestRedis.keyPrefix("wrongtype");
+        try (RedisLockBackend backend = RedisLockBackend.builder(RedisSupport.shared()).withKeyPrefix(prefix).build();
+                StatefulRedisConnection<String, String> admin = RedisSupport.shared().connect()) {
+            admin.sync().rpush(backend.fenceKeyOf("k"), "not a counter");
+            assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL))
+                    .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
+            assertThat(admin.sync().exists(backend.lockKeyOf("k"))).as("no lock written").isZero();
+        } finally {
+            RedisSupport.deleteKeys(prefix);
+        }
+    }
+
+    @Test
+    void replicaAcknowledgementFailsClearlyWithoutReplicasAndReleases() {
+        String prefix = TestRedis.keyPrefix("wait");
+        try (RedisLockBackend backend = RedisLockBackend.builder(RedisSupport.shared()).withKeyPrefix(prefix)
+                .withReplicaAcknowledgement(1, Duration.ofMillis(100)).build()) {
+            assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL))
+                    .isInstanceOfSatisfying(FenceGuardException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+                        assertThat(e.getMessage()).contains("only 0 of 1 replicas");
+                    });
+            assertThat(backend.lookup(LockKey.of("k"))).as("released").isEmpty();
+        } finally {
+            RedisSupport.deleteKeys(prefix);
+        }
+        assertThatThrownBy(() -> RedisLockBackend.builder(RedisSupport.cluster()).withReplicaAcknowledgement(1, Duration.ofMillis(10)).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("Cluster");
+    }
+}
