@@ -34,12 +34,15 @@ public record LockKey(String value) implements Comparable<LockKey> {
      */
     public LockKey {
         Objects.requireNonNull(value, "lock key");
-        String problem = problem(value);
-        if (problem != null) {
-            throw new IllegalArgumentException(problem);
-        }
-        if (!Normalizer.isNormalized(value, Normalizer.Form.NFC)) {
-            throw new IllegalArgumentException("lock key must be NFC-normalised (use LockKey.of): " + preview(value));
+        // Fast path: ASCII without NUL is NFC and one byte a char, so only the slow path checks more.
+        if (!isPlainAscii(value)) {
+            String problem = problem(value);
+            if (problem != null) {
+                throw new IllegalArgumentException(problem);
+            }
+            if (!Normalizer.isNormalized(value, Normalizer.Form.NFC)) {
+                throw new IllegalArgumentException("lock key must be NFC-normalised (use LockKey.of): " + preview(value));
+            }
         }
     }
 
@@ -52,6 +55,9 @@ public record LockKey(String value) implements Comparable<LockKey> {
      */
     public static LockKey of(String value) {
         Objects.requireNonNull(value, "lock key");
+        if (isPlainAscii(value)) {
+            return new LockKey(value);
+        }
         String problem = problem(value);
         if (problem != null) {
             throw new IllegalArgumentException(problem);
@@ -85,6 +91,21 @@ public record LockKey(String value) implements Comparable<LockKey> {
     @Override
     public String toString() {
         return value;
+    }
+
+    /** 1..512 chars, all in U+0001..U+007F: valid, already NFC, and as many UTF-8 bytes as chars. */
+    private static boolean isPlainAscii(String s) {
+        int n = s.length();
+        if (n == 0 || n > MAX_UTF8_BYTES) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c == 0 || c > 0x7F) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Returns what is wrong with {@code raw} as a key, or null; checks what NFC cannot repair. */

@@ -110,9 +110,9 @@ public final class FencedRedis implements AutoCloseable {
         checkKey(key);
         Objects.requireNonNull(value, "value");
         Objects.requireNonNull(fence, "fence");
-        List<Object> r = scripts.multi(SET, key, new String[] {key, RedisKeys.resourceFenceKey(fencePrefix, key)}, value,
+        long r = scripts.integer(SET, key, new String[] {key, RedisKeys.resourceFenceKey(fencePrefix, key)}, value,
                 Long.toString(fence.value()), strictFlag());
-        return outcome(r, key, fence);
+        return r > 0 ? new WriteOutcome.Applied(key, fence.value()) : stale(key, fence, -r);
     }
 
     /**
@@ -207,8 +207,12 @@ public final class FencedRedis implements AutoCloseable {
         if (status == -1) {
             return new WriteOutcome.NotFound(key);
         }
+        return stale(key, fence, (Long) r.get(1));
+    }
+
+    private WriteOutcome stale(String key, FenceToken fence, long stored) {
         metrics.staleWriteRejected("redis");
-        return new WriteOutcome.Stale(key, fence.value(), (Long) r.get(1), policy);
+        return new WriteOutcome.Stale(key, fence.value(), stored, policy);
     }
 
     private String strictFlag() {

@@ -50,13 +50,15 @@ import java.util.function.Supplier;
  */
 public final class RedisLockBackend implements LockBackend, AutoCloseable {
 
-    private static final Script ACQUIRE = Script.load("acquire");
+    private static final Script ACQUIRE_DENSE = acquireScript(FenceStrategy.DENSE);
+    private static final Script ACQUIRE_FLOORED = acquireScript(FenceStrategy.CLOCK_FLOORED);
     private static final Script RELEASE = Script.load("release");
     private static final Script EXTEND = Script.load("extend");
     private static final Script LOOKUP = Script.load("lookup");
 
     private final Connections connections;
     private final ScriptRunner scripts;
+    private final Script acquire;
     private final String prefix;
     private final FenceStrategy strategy;
     private final int replicas;
@@ -67,6 +69,7 @@ public final class RedisLockBackend implements LockBackend, AutoCloseable {
         this.scripts = new ScriptRunner(connections.commands());
         this.prefix = b.prefix;
         this.strategy = b.strategy;
+        this.acquire = strategy == FenceStrategy.DENSE ? ACQUIRE_DENSE : ACQUIRE_FLOORED;
         this.replicas = b.replicas;
         this.replicaTimeout = b.replicaTimeout;
         if (replicas > 0 && connections.waitForReplicas() == null) {
@@ -121,9 +124,9 @@ public final class RedisLockBackend implements LockBackend, AutoCloseable {
 
     @Override
     public Optional<Grant> tryAcquire(LockKey key, LockId lockId, Duration ttl) {
-        List<Object> r = scripts.multi(ACQUIRE, key.value(), keys(key), lockId.value(), Long.toString(ttl.toMillis()),
-                strategy == FenceStrategy.CLOCK_FLOORED ? "1" : "0", Long.toString(FenceStrategy.EPOCH_MILLIS),
-                Long.toString(FenceStrategy.PER_MILLISECOND), Long.toString(FenceToken.MAX_VALUE));
+        String tag = RedisKeys.tag(prefix, key);
+        List<Object> r = scripts.multi(acquire, key.value(), new String[] {tag + ":lock", tag + ":fence"}, lockId.value(),
+                Long.toString(ttl.toMillis()));
         long status = (Long) r.get(0);
         if (status == -1) {
             throw new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(), "the key has issued its last fence "
@@ -186,8 +189,10 @@ public final class RedisLockBackend implements LockBackend, AutoCloseable {
         return "RedisLockBackend[" + connections.topology() + ", prefix '" + prefix + "', " + strategy + "]";
     }
 
-    private String[] keys(LockKey key) {
-        return new String[] {RedisKeys.lockKey(prefix, key), RedisKeys.fenceKey(prefix, key)};
+    private static Script acquireScript(FenceStrategy strategy) {
+        return Script.load("acquire", java.util.Map.of("FLOORED", strategy == FenceStrategy.CLOCK_FLOORED ? "true" : "false",
+                "EPOCH_MS", Long.toString(FenceStrategy.EPOCH_MILLIS), "PER_MS", Long.toString(FenceStrategy.PER_MILLISECOND),
+                "MAX_FENCE", Long.toString(FenceToken.MAX_VALUE)));
     }
 
     /** Options for a {@link RedisLockBackend}. Not thread-safe. */

@@ -83,6 +83,24 @@ class RedisErrorsTest {
     }
 
     @Test
+    void anExhaustedKeyFailsClearlyAndTakesNoLock() {
+        String prefix = TestRedis.keyPrefix("exhausted");
+        try (RedisLockBackend backend = RedisLockBackend.builder(RedisSupport.shared()).withKeyPrefix(prefix)
+                .withFenceStrategy(dev.fenceguard.core.FenceStrategy.DENSE).build();
+                StatefulRedisConnection<String, String> admin = RedisSupport.shared().connect()) {
+            admin.sync().set(backend.fenceKeyOf("old"), Long.toString(dev.fenceguard.core.FenceToken.MAX_VALUE));
+            assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("old"), LockId.random(), TTL))
+                    .isInstanceOfSatisfying(FenceGuardException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ErrorCode.FENCE_EXHAUSTED);
+                        assertThat(e.getMessage()).contains("900000000000000").contains("no lock was taken");
+                    });
+            assertThat(admin.sync().exists(backend.lockKeyOf("old"))).isZero();
+        } finally {
+            RedisSupport.deleteKeys(prefix);
+        }
+    }
+
+    @Test
     void replicaAcknowledgementFailsClearlyWithoutReplicasAndReleases() {
         String prefix = TestRedis.keyPrefix("wait");
         try (RedisLockBackend backend = RedisLockBackend.builder(RedisSupport.shared()).withKeyPrefix(prefix)

@@ -34,6 +34,9 @@ public final class RedisKeys {
 
     /** {@code %}, {@code {}, {@code }} percent-escaped. */
     public static String escape(String key) {
+        if (key.indexOf('%') < 0 && key.indexOf('{') < 0 && key.indexOf('}') < 0) {
+            return key; // the common case: nothing to escape, no copy
+        }
         StringBuilder out = new StringBuilder(key.length() + 8);
         for (int i = 0; i < key.length(); i++) {
             char c = key.charAt(i);
@@ -47,12 +50,17 @@ public final class RedisKeys {
         return out.toString();
     }
 
+    /** {@code <prefix>{<escaped key>}}: the common part of a lock's two keys. */
+    public static String tag(String prefix, LockKey key) {
+        return prefix + "{" + escape(key.value()) + "}";
+    }
+
     public static String lockKey(String prefix, LockKey key) {
-        return prefix + "{" + escape(key.value()) + "}:lock";
+        return tag(prefix, key) + ":lock";
     }
 
     public static String fenceKey(String prefix, LockKey key) {
-        return prefix + "{" + escape(key.value()) + "}:fence";
+        return tag(prefix, key) + ":fence";
     }
 
     /** The fence key of a guarded resource key: same slot as {@code resourceKey}. */

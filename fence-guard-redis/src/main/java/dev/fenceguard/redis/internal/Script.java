@@ -13,11 +13,23 @@ public record Script(String name, String source, String sha) {
 
     /** Loads {@code <name>.lua} from the class path. */
     public static Script load(String name) {
+        return load(name, java.util.Map.of());
+    }
+
+    /** Loads {@code <name>.lua}, replacing each {@code ${NAME}} by its value. */
+    public static Script load(String name, java.util.Map<String, String> values) {
         try (InputStream in = Script.class.getResourceAsStream(name + ".lua")) {
             if (in == null) {
                 throw new IllegalStateException("missing script resource " + name + ".lua");
             }
-            return of(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            for (var e : values.entrySet()) {
+                source = source.replace("${" + e.getKey() + "}", e.getValue());
+            }
+            if (source.contains("${")) {
+                throw new IllegalStateException("unfilled placeholder in " + name + ".lua");
+            }
+            return of(name, source);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
