@@ -1,0 +1,2 @@
+/** Implementation details of fence-guard-firestore; not an API. */
+package dev.fenceguard.firestore.internal;

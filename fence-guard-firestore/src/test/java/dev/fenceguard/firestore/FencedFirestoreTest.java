@@ -1,0 +1,121 @@
+package dev.fenceguard.firestore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.cloud.firestore.DocumentReference;
+import com.google.cloud.firestore.Firestore;
+import dev.fenceguard.core.FenceEncoding;
+import dev.fenceguard.core.FencePolicy;
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.Lease;
+import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.WriteOutcome.Applied;
+import dev.fenceguard.core.WriteOutcome.NotFound;
+import dev.fenceguard.core.WriteOutcome.Stale;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+class FencedFirestoreTest {
+
+    private static final Firestore DB = Emulator.newProject("fenced");
+    private static final FencedFirestore FENCED = FencedFirestore.builder(DB).withMetrics(LockMetrics.none()).build();
+
+    @AfterAll
+    static void close() throws Exception {
+        DB.close();
+    }
+
+    private static FenceToken f(long v) {
+        return FenceToken.of(v);
+    }
+
+    private static Map<String, Object> data(DocumentReference doc) throws Exception {
+        return doc.get().get().getData();
+    }
+
+    @Test
+    void updateAppliesNewerOrEqualAndRejectsOlder() throws Exception {
+        DocumentReference doc = DB.collection("orders").document("1");
+        doc.set(Map.of("status", "new")).get(); // never fenced: counts as 0
+        assertThat(FENCED.update(doc, f(3), Map.of("status", "paid"))).isInstanceOf(Applied.class);
+        assertThat(FENCED.update(doc, f(3), Map.of("status", "shipped"))).isInstanceOf(Applied.class);
+        assertThat(FENCED.update(doc, f(2), Map.of("status", "zombie")))
+                .isEqualTo(new Stale(doc.getPath(), 2, 3, FencePolicy.SAME_OR_NEWER));
+        assertThat(data(doc)).containsEntry("status", "shipped").containsEntry("_fence", 3L);
+        assertThat(FENCED.update(DB.collection("orders").document("missing"), f(1), Map.of("a", 1))).isInstanceOf(NotFound.class);
+    }
+
+    @Test
+    void setAndDeleteKeepTombstonesAgainstZombies() throws Exception {
+        DocumentReference doc = DB.collection("orders").document("2");
+        assertThat(FENCED.set(doc, f(5), Map.of("status", "created"))).isInstanceOf(Applied.class);
+        assertThat(FENCED.delete(doc, f(4))).isInstanceOf(Stale.class);
+        assertThat(FENCED.delete(doc, f(6))).isInstanceOf(Applied.class);
+        assertThat(data(doc)).isEqualTo(Map.of("_fence", 6L, "_deleted", true));
+        assertThat(FENCED.set(doc, f(5), Map.of("status", "zombie"))).isInstanceOf(Stale.class);
+        assertThat(FENCED.update(doc, f(7), Map.of("status", "x"))).as("update of a tombstone").isInstanceOf(NotFound.class);
+        assertThat(FENCED.set(doc, f(7), Map.of("status", "reborn"))).isInstanceOf(Applied.class);
+        assertThat(data(doc)).isEqualTo(Map.of("status", "reborn", "_fence", 7L));
+        assertThat(FENCED.delete(DB.collection("orders").document("never"), f(1))).isInstanceOf(NotFound.class);
+    }
+
+    @Test
+    void strictPolicyAndTextEncoding() throws Exception {
+        FencedFirestore strictText = FencedFirestore.builder(DB).withPolicy(FencePolicy.STRICTLY_NEWER)
+                .withEncoding(FenceEncoding.TEXT).withMetrics(LockMetrics.none()).build();
+        DocumentReference doc = DB.collection("charges").document("c1");
+        assertThat(strictText.set(doc, f(42), Map.of("charged", true))).isInstanceOf(Applied.class);
+        assertThat(data(doc)).containsEntry("_fence", "000000000000042");
+        assertThat(strictText.update(doc, f(42), Map.of("charged", true))).isInstanceOf(Stale.class);
+        assertThat(strictText.update(doc, f(9), Map.of("charged", false))).isInstanceOfSatisfying(Stale.class,
+                s -> assertThat(s.currentFence()).isEqualTo(42));
+        assertThat(strictText.update(doc, f(43), Map.of("refunded", true))).isInstanceOf(Applied.class);
+    }
+
+    @Test
+    void checkGuardsWritesInsideTheCallersTransaction() throws Exception {
+        DocumentReference doc = DB.collection("accounts").document("a");
+        doc.set(Map.of("balance", 100L, "_fence", 5L)).get();
+        String applied = DB.runTransaction(tx -> {
+            if (FENCED.check(tx, doc, f(6)).isApplied()) {
+                tx.update(doc, Map.of("balance", 90L));
+                return "applied";
+            }
+            return "refused";
+        }).get();
+        assertThat(applied).isEqualTo("applied");
+        assertThat(data(doc)).containsEntry("balance", 90L).containsEntry("_fence", 6L);
+        String zombie = DB.runTransaction(tx -> FENCED.check(tx, doc, f(5)).isApplied() ? "applied" : "refused").get();
+        assertThat(zombie).isEqualTo("refused");
+        assertThat(data(doc)).containsEntry("balance", 90L).containsEntry("_fence", 6L);
+    }
+
+    @Test
+    void aZombieIsRefusedEndToEnd() throws Exception {
+        LockClient locks = LockClient.builder(FirestoreLockBackend.builder(DB).withClockSkewAllowance(Duration.ofMillis(50)).build())
+                .withMetrics(LockMetrics.none()).build();
+        DocumentReference order = DB.collection("orders").document("42");
+        order.set(Map.of("status", "new")).get();
+        Lease a = locks.tryAcquire("orders:42", Duration.ofMillis(500)).orElseThrow();
+        Thread.sleep(1_000); // A pauses past its lease
+        Lease b = locks.acquire("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5)).orElseThrow();
+        assertThat(FENCED.update(order, b.fence(), Map.of("status", "paid by B"))).isInstanceOf(Applied.class);
+        assertThat(FENCED.update(order, a.fence(), Map.of("status", "paid by A"))).isInstanceOf(Stale.class);
+        assertThat(data(order)).containsEntry("status", "paid by B");
+        assertThat(locks.release(a)).isFalse();
+        assertThat(locks.release(b)).isTrue();
+    }
+
+    @Test
+    void badInputFailsBeforeAnyIo() {
+        DocumentReference doc = DB.collection("orders").document("bad");
+        assertThatThrownBy(() -> FENCED.update(doc, f(1), Map.of())).hasMessage("fields must not be empty");
+        assertThatThrownBy(() -> FENCED.set(doc, f(1), Map.of("_fence", 9L))).hasMessageContaining("fence-guard sets it");
+        assertThatThrownBy(() -> FENCED.set(doc, f(1), Map.of("_deleted", false))).hasMessageContaining("fence-guard sets it");
+        assertThatThrownBy(() -> FencedFirestore.builder(DB).withFenceField("_deleted")).isInstanceOf(IllegalArgumentException.class);
+    }
+}
