@@ -5,7 +5,7 @@ import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Firestore;
-import com.google.cloud.firestore.TransactionOptions;
+import com.google.cloud.firestore.Precondition;
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
@@ -25,8 +25,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A lock backend on Google Cloud Firestore: one document per lock key, each operation one
- * transaction.
+ * A lock backend on Google Cloud Firestore: one document per lock key; each operation reads the
+ * document and writes it back only if it is unchanged.
  *
  * <pre>{@code
  * LockClient locks = LockClient.of(FirestoreLockBackend.builder(firestore)
@@ -46,8 +46,13 @@ import java.util.Optional;
  * {@code "h" + SHA-256(key)} when that would exceed Firestore's 1,500 bytes. Documents are never deleted,
  * so the fence counter survives releases.
  *
- * <p>Contended transactions are retried by the SDK ({@link Builder#withTransactionAttempts}); when
- * the attempts run out the operation fails with UNAVAILABLE. Thread-safe.
+ * <p><b>Atomicity.</b> Each operation is a read followed by a conditional write: {@code create} if the
+ * document did not exist, else {@code update} with an update-time precondition from the read. The
+ * write succeeds only if nobody changed the document since the read, which is what a read-write
+ * transaction on this one document guarantees, in the same two round trips but without the locks a
+ * transaction takes (under contention those made the emulator time out waiting for locks). A lost
+ * race re-reads and decides again, up to {@link Builder#withTransactionAttempts} times; an acquire
+ * that keeps losing reports the key as held. Thread-safe.
  */
 public final class FirestoreLockBackend implements LockBackend {
 
@@ -57,18 +62,16 @@ public final class FirestoreLockBackend implements LockBackend {
     static final String EXPIRES = "expiresAtMillis";
     static final String ACQUIRED = "acquiredAtMillis";
 
-    private final Firestore db;
     private final CollectionReference collection;
     private final long skewMillis;
     private final TimeSource time;
-    private final TransactionOptions options;
+    private final int attempts;
 
     private FirestoreLockBackend(Builder b) {
-        this.db = b.db;
         this.collection = b.db.collection(b.collection);
         this.skewMillis = b.skew.toMillis();
         this.time = b.time;
-        this.options = TransactionOptions.createReadWriteOptionsBuilder().setNumberOfAttempts(b.attempts).build();
+        this.attempts = b.attempts;
     }
 
     /** A backend on {@code db}; defaults: collection {@code fence_guard_locks}, skew allowance 1 s. */
@@ -89,11 +92,11 @@ public final class FirestoreLockBackend implements LockBackend {
     @Override
     public Optional<Grant> tryAcquire(LockKey key, LockId lockId, Duration ttl) {
         DocumentReference doc = doc(key);
-        return FirestoreErrors.await(db.runTransaction(tx -> {
-            DocumentSnapshot s = tx.get(doc).get();
+        for (int attempt = 0; attempt < attempts; attempt++) {
+            DocumentSnapshot s = read(doc, key, "acquire");
             long now = time.now().toEpochMilli();
             if (liveForOthers(s, now)) {
-                return Optional.<Grant>empty();
+                return Optional.empty();
             }
             long last = s.exists() && s.getLong(FENCE) != null ? s.getLong(FENCE) : 0;
             if (last >= FenceToken.MAX_VALUE) {
@@ -107,37 +110,58 @@ public final class FirestoreLockBackend implements LockBackend {
             data.put(LOCK_ID, lockId.value());
             data.put(EXPIRES, expires);
             data.put(ACQUIRED, now);
-            tx.set(doc, data);
-            return Optional.of(new Grant(last + 1, Instant.ofEpochMilli(expires)));
-        }, options), key.value(), "acquire");
+            if (write(doc, s, data, key, "acquire")) {
+                return Optional.of(new Grant(last + 1, Instant.ofEpochMilli(expires)));
+            }
+        }
+        return Optional.empty(); // others kept changing the document: it is contended right now
     }
 
     @Override
     public boolean release(LockKey key, LockId lockId) {
         DocumentReference doc = doc(key);
-        return FirestoreErrors.await(db.runTransaction(tx -> {
-            DocumentSnapshot s = tx.get(doc).get();
+        for (int attempt = 0; attempt < attempts; attempt++) {
+            DocumentSnapshot s = read(doc, key, "release");
             if (!heldBy(s, lockId, time.now().toEpochMilli())) {
                 return false;
             }
-            tx.update(doc, Map.of(LOCK_ID, FieldValue.delete(), EXPIRES, FieldValue.delete()));
-            return true;
-        }, options), key.value(), "release");
+            if (write(doc, s, Map.of(LOCK_ID, FieldValue.delete(), EXPIRES, FieldValue.delete()), key, "release")) {
+                return true;
+            }
+        }
+        throw new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "release lost " + attempts + " races in a row");
     }
 
     @Override
     public Optional<Instant> extend(LockKey key, LockId lockId, Duration ttl) {
         DocumentReference doc = doc(key);
-        return FirestoreErrors.await(db.runTransaction(tx -> {
-            DocumentSnapshot s = tx.get(doc).get();
+        for (int attempt = 0; attempt < attempts; attempt++) {
+            DocumentSnapshot s = read(doc, key, "extend");
             long now = time.now().toEpochMilli();
             if (!heldBy(s, lockId, now)) {
-                return Optional.<Instant>empty();
+                return Optional.empty();
             }
             long expires = now + ttl.toMillis();
-            tx.update(doc, Map.of(EXPIRES, expires));
-            return Optional.of(Instant.ofEpochMilli(expires));
-        }, options), key.value(), "extend");
+            if (write(doc, s, Map.of(EXPIRES, expires), key, "extend")) {
+                return Optional.of(Instant.ofEpochMilli(expires));
+            }
+        }
+        throw new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "extend lost " + attempts + " races in a row");
+    }
+
+    private static DocumentSnapshot read(DocumentReference doc, LockKey key, String operation) {
+        return FirestoreErrors.await(doc.get(), key.value(), operation);
+    }
+
+    /**
+     * Writes {@code data} only if the document is still as read: {@code create} when it did not exist,
+     * else {@code update} with an update-time precondition. Equivalent to a read-write transaction on
+     * this one document, without its locks. False if someone changed the document meanwhile.
+     */
+    private static boolean write(DocumentReference doc, DocumentSnapshot read, Map<String, Object> data, LockKey key, String operation) {
+        return read.exists()
+                ? FirestoreErrors.awaitConditional(doc.update(data, Precondition.updatedAt(read.getUpdateTime())), key.value(), operation)
+                : FirestoreErrors.awaitConditional(doc.create(data), key.value(), operation);
     }
 
     @Override
@@ -220,7 +244,7 @@ public final class FirestoreLockBackend implements LockBackend {
         }
 
         /**
-         * How often the SDK may run a contended transaction; default 25.
+         * How often an operation re-reads after losing a race to another writer; default 25.
          *
          * @throws IllegalArgumentException if below 1
          */

@@ -25,9 +25,4 @@ class FirestoreBackendContractTest extends LockBackendContract {
     protected Duration shortTtl() {
         return Duration.ofMillis(600);
     }
-
-    @Override
-    protected int concurrencyAttemptsPerThread() {
-        return 8; // 8 threads x 8 on 3 keys: contended emulator transactions cost ~0.25 s each
-    }
 }

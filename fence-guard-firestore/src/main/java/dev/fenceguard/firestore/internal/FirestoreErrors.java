@@ -33,6 +33,41 @@ public final class FirestoreErrors {
         }
     }
 
+    /**
+     * Waits on a conditional write. Returns false if its precondition failed (the document changed
+     * since it was read, or already exists for a create): the caller re-reads and decides again.
+     */
+    public static boolean awaitConditional(ApiFuture<?> future, String subject, String operation) {
+        try {
+            future.get();
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FenceGuardException(ErrorCode.UNAVAILABLE, subject, operation + " interrupted", e);
+        } catch (ExecutionException e) {
+            Status.Code code = status(e.getCause());
+            if (code == Status.Code.FAILED_PRECONDITION || code == Status.Code.ALREADY_EXISTS) {
+                return false;
+            }
+            throw new FenceGuardException(code(e.getCause()), subject, operation + " failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    private static Status.Code status(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof FirestoreException f && f.getStatus() != null) {
+                return f.getStatus().getCode();
+            }
+            if (c instanceof StatusRuntimeException s) {
+                return s.getStatus().getCode();
+            }
+            if (c instanceof ApiException a) {
+                return Status.Code.valueOf(a.getStatusCode().getCode().name());
+            }
+        }
+        return null;
+    }
+
     static ErrorCode code(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             Status.Code code = null;
