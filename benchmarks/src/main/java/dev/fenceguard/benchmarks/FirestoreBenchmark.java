@@ -1,0 +1,133 @@
+package dev.fenceguard.benchmarks;
+
+import com.google.api.gax.grpc.InstantiatingGrpcChannelProvider;
+import com.google.cloud.firestore.DocumentReference;
+import com.google.cloud.firestore.DocumentSnapshot;
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.FirestoreOptions;
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.LockId;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.firestore.FencedFirestore;
+import dev.fenceguard.firestore.FirestoreLockBackend;
+import dev.fenceguard.testkit.servers.TestFirestore;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.MethodDescriptor;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Firestore benchmarks of issue #5 on the emulator: RPCs per operation, counted by a gRPC client
+ * interceptor, and ops/s against a plain transactional read-then-write of one document, in the same
+ * run with the same client and threads. Arguments: {@code [seconds-per-phase=5] [threads=4] [rounds=3]}.
+ */
+public final class FirestoreBenchmark {
+
+    public static void main(String[] args) throws Exception {
+        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 5;
+        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 4;
+        int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        TestFirestore emulator = TestFirestore.server();
+        AtomicLong rpcs = new AtomicLong();
+        ClientInterceptor counting = new ClientInterceptor() {
+            @Override
+            public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+                rpcs.incrementAndGet();
+                return next.newCall(method, options);
+            }
+        };
+        try (Firestore db = FirestoreOptions.newBuilder()
+                .setProjectId(TestFirestore.newProjectId("bench"))
+                .setCredentials(new FirestoreOptions.EmulatorCredentials())
+                .setChannelProvider(InstantiatingGrpcChannelProvider.newBuilder()
+                        .setEndpoint(emulator.hostPort())
+                        .setChannelConfigurator(ManagedChannelBuilder::usePlaintext)
+                        .setInterceptorProvider(() -> List.of(counting))
+                        .build())
+                .build().getService()) {
+            FirestoreLockBackend backend = FirestoreLockBackend.builder(db).build();
+            FencedFirestore fenced = FencedFirestore.builder(db).withMetrics(LockMetrics.none()).build();
+            Duration ttl = Duration.ofSeconds(30);
+            FenceToken fence = FenceToken.of(7);
+            for (int i = 0; i < 1000; i++) {
+                db.collection("orders").document("o" + i).set(Map.of("status", "new")).get();
+            }
+            System.out.printf("Firestore emulator (%s), %d threads, %.1f s per phase, %d alternating rounds%n%n",
+                    emulator.origin(), threads, seconds, rounds);
+
+            LockKey key = LockKey.of("rpc-count");
+            LockId id = LockId.random();
+            long before = rpcs.get();
+            backend.tryAcquire(key, id, ttl).orElseThrow();
+            long acquire = rpcs.get() - before;
+            before = rpcs.get();
+            backend.extend(key, id, ttl).orElseThrow();
+            long extend = rpcs.get() - before;
+            before = rpcs.get();
+            backend.lookup(key).orElseThrow();
+            long lookup = rpcs.get() - before;
+            before = rpcs.get();
+            backend.release(key, id);
+            long release = rpcs.get() - before;
+            before = rpcs.get();
+            backend.tryAcquire(key, LockId.random(), ttl).orElseThrow();
+            backend.tryAcquire(key, LockId.random(), ttl);
+            long acquireHeld = rpcs.get() - before - acquire;
+            DocumentReference doc = db.collection("orders").document("o0");
+            before = rpcs.get();
+            fenced.update(doc, fence, Map.of("status", "paid")).orThrow();
+            long fencedUpdate = rpcs.get() - before;
+            before = rpcs.get();
+            baseline(db, doc);
+            long baselineTx = rpcs.get() - before;
+            System.out.printf(Locale.ROOT, "RPCs per operation: acquire %d (held: %d), extend %d, lookup %d, release %d, "
+                    + "fenced update %d; baseline transactional read-then-write %d%n%n",
+                    acquire, acquireHeld, extend, lookup, release, fencedUpdate, baselineTx);
+
+            Harness h = new Harness(threads, seconds);
+            Harness.Op acquireRelease = (t, i) -> {
+                LockKey k = LockKey.of("bench:" + t + ":" + (i % 200));
+                LockId lockId = LockId.random();
+                backend.tryAcquire(k, lockId, ttl).orElseThrow();
+                backend.release(k, lockId);
+            };
+            Harness.Op twoBaselines = (t, i) -> {
+                DocumentReference d = db.collection("orders").document("o" + (t * 250 + i % 250));
+                baseline(db, d);
+                baseline(db, d);
+            };
+            Harness.Op fencedOp = (t, i) -> fenced.update(db.collection("orders").document("o" + (t * 250 + i % 250)), fence,
+                    Map.of("status", "paid")).orThrow();
+            Harness.Op baselineOp = (t, i) -> baseline(db, db.collection("orders").document("o" + (t * 250 + i % 250)));
+            h.measure(acquireRelease);
+            h.measure(twoBaselines);
+            Harness.Phase[] r1 = h.compare(rounds, acquireRelease, twoBaselines);
+            print("acquire+release pairs/s", r1[0], "2 x transactional read-then-write", r1[1]);
+            h.measure(fencedOp);
+            h.measure(baselineOp);
+            Harness.Phase[] r2 = h.compare(rounds, fencedOp, baselineOp);
+            print("fenced update ops/s", r2[0], "transactional read-then-write", r2[1]);
+        }
+    }
+
+    private static void baseline(Firestore db, DocumentReference doc) throws Exception {
+        db.runTransaction(tx -> {
+            DocumentSnapshot s = tx.get(doc).get();
+            tx.update(doc, Map.of("status", s.getString("status") == null ? "x" : "paid"));
+            return null;
+        }).get();
+    }
+
+    private static void print(String name, Harness.Phase a, String baseline, Harness.Phase b) {
+        System.out.printf(Locale.ROOT, "%-34s %8.0f/s  p50 %5d us%n%-34s %8.0f/s  p50 %5d us%n  ratio %.2fx%n%n",
+                name, a.opsPerSecond(), a.p50Micros(), baseline, b.opsPerSecond(), b.p50Micros(), a.opsPerSecond() / b.opsPerSecond());
+    }
+}
