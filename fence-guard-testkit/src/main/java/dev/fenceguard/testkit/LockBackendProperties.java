@@ -1,0 +1,225 @@
+package dev.fenceguard.testkit;
+
+import dev.fenceguard.core.LockId;
+import dev.fenceguard.core.LockInfo;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.ManualTimeSource;
+import dev.fenceguard.core.memory.InMemoryLockBackend;
+import dev.fenceguard.core.spi.Grant;
+import dev.fenceguard.core.spi.LockBackend;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.state.Action;
+import net.jqwik.api.state.ActionChain;
+import net.jqwik.api.state.Transformer;
+
+/**
+ * The backend contract as a jqwik stateful property: random chains of acquire, release, extend,
+ * let-expire and lookup over two keys and three clients run against the backend under test
+ * <em>and</em> against the {@link InMemoryLockBackend} reference model, with the same lock ids. Every
+ * answer must agree with the model; on top, fences must strictly increase per key and extend must keep
+ * the fence. A failure shows the shrunk chain and the timeline of what each side answered.
+ *
+ * <pre>{@code
+ * class MyBackendProperties extends LockBackendProperties {
+ *     protected LockBackend backend() { return myBackend; }
+ * }
+ * }</pre>
+ *
+ * <p>Leases live 30 s (no chain runs that long); "let expire" shortens the holder's lease to
+ * {@link #shortTtl()} and waits it out plus {@link #expirySlack()} in real time, while the model's
+ * clock jumps. Each chain uses fresh keys, so the backend can be shared and keep state.
+ */
+public abstract class LockBackendProperties {
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+
+    /** The backend under test; called once per chain. */
+    protected abstract LockBackend backend();
+
+    /** The lease the let-expire action shortens a holder to; default 60 ms. */
+    protected Duration shortTtl() {
+        return Duration.ofMillis(60);
+    }
+
+    /** Extra real time waited after {@link #shortTtl()} (clock skew allowances, server lag); default 60 ms. */
+    protected Duration expirySlack() {
+        return Duration.ofMillis(60);
+    }
+
+    /** Actions per chain; default 25. */
+    protected int maxActions() {
+        return 25;
+    }
+
+    @Property(tries = 20)
+    void backendAgreesWithTheReferenceModel(@ForAll("chains") ActionChain<World> chain) {
+        chain.run();
+    }
+
+    @Provide
+    Arbitrary<ActionChain<World>> chains() {
+        return ActionChain.<World>startWith(() -> new World(backend()))
+                .withAction(3, new Acquire())
+                .withAction(2, new Release())
+                .withAction(2, new Extend())
+                .withAction(1, new Expire())
+                .withAction(2, new Lookup())
+                .withMaxTransformations(maxActions());
+    }
+
+    /** Both backends, the clients' lock ids, and the timeline so far. */
+    public final class World {
+        final LockBackend real;
+        final ManualTimeSource modelTime = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
+        final InMemoryLockBackend model = new InMemoryLockBackend(modelTime);
+        final List<LockKey> keys;
+        final Map<String, LockId> lastIds = new HashMap<>();
+        final Map<LockKey, Long> lastFence = new HashMap<>();
+        final Map<LockKey, LockId> holder = new HashMap<>();
+        final List<String> timeline = new ArrayList<>();
+
+        World(LockBackend real) {
+            this.real = real;
+            String run = "prop:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+            this.keys = List.of(LockKey.of(run + "a"), LockKey.of(run + "b"));
+        }
+
+        void check(boolean ok, String what) {
+            if (!ok) {
+                throw new AssertionError(what + "\ntimeline:\n  " + String.join("\n  ", timeline));
+            }
+        }
+
+        LockId idOf(int client, int key) {
+            return lastIds.computeIfAbsent(client + "/" + key, k -> LockId.random());
+        }
+
+        @Override
+        public String toString() {
+            return "World" + timeline;
+        }
+    }
+
+    private static Arbitrary<int[]> clientAndKey() {
+        return Combinators.combine(Arbitraries.integers().between(0, 2), Arbitraries.integers().between(0, 1))
+                .as((c, k) -> new int[] {c, k});
+    }
+
+    private static String name(int[] ck) {
+        return "client " + (char) ('A' + ck[0]) + " on key " + (char) ('a' + ck[1]);
+    }
+
+    private final class Acquire implements Action.Independent<World> {
+        @Override
+        public Arbitrary<Transformer<World>> transformer() {
+            return clientAndKey().map(ck -> Transformer.mutate(name(ck) + ": acquire", w -> {
+                LockKey key = w.keys.get(ck[1]);
+                LockId id = LockId.random();
+                Optional<Grant> m = w.model.tryAcquire(key, id, LONG);
+                Optional<Grant> r = w.real.tryAcquire(key, id, LONG);
+                w.timeline.add(name(ck) + ": acquire -> real " + r.map(g -> "fence " + g.fence()).orElse("held")
+                        + ", model " + m.map(g -> "granted").orElse("held"));
+                w.check(r.isPresent() == m.isPresent(), "acquire disagrees with the model");
+                if (r.isPresent()) {
+                    long before = w.lastFence.getOrDefault(key, 0L);
+                    w.check(r.get().fence() > before, "fence " + r.get().fence() + " is not above the last fence " + before);
+                    w.lastFence.put(key, r.get().fence());
+                    w.lastIds.put(ck[0] + "/" + ck[1], id);
+                    w.holder.put(key, id);
+                }
+            }));
+        }
+    }
+
+    private final class Release implements Action.Independent<World> {
+        @Override
+        public Arbitrary<Transformer<World>> transformer() {
+            return clientAndKey().map(ck -> Transformer.mutate(name(ck) + ": release", w -> {
+                LockKey key = w.keys.get(ck[1]);
+                LockId id = w.idOf(ck[0], ck[1]);
+                boolean m = w.model.release(key, id);
+                boolean r = w.real.release(key, id);
+                w.timeline.add(name(ck) + ": release -> real " + r + ", model " + m);
+                w.check(r == m, "release disagrees with the model");
+                if (r) {
+                    w.holder.remove(key);
+                }
+            }));
+        }
+    }
+
+    private final class Extend implements Action.Independent<World> {
+        @Override
+        public Arbitrary<Transformer<World>> transformer() {
+            return clientAndKey().map(ck -> Transformer.mutate(name(ck) + ": extend", w -> {
+                LockKey key = w.keys.get(ck[1]);
+                LockId id = w.idOf(ck[0], ck[1]);
+                boolean m = w.model.extend(key, id, LONG).isPresent();
+                boolean r = w.real.extend(key, id, LONG).isPresent();
+                w.timeline.add(name(ck) + ": extend -> real " + r + ", model " + m);
+                w.check(r == m, "extend disagrees with the model");
+                if (r) {
+                    Optional<LockInfo> info = w.real.lookup(key);
+                    w.check(info.isPresent() && info.get().fence().value() == w.lastFence.get(key),
+                            "extend changed the fence: lookup says " + info);
+                }
+            }));
+        }
+    }
+
+    private final class Expire implements Action.Independent<World> {
+        @Override
+        public Arbitrary<Transformer<World>> transformer() {
+            return Arbitraries.integers().between(0, 1).map(k -> Transformer.mutate("let key " + (char) ('a' + k) + " expire", w -> {
+                LockKey key = w.keys.get(k);
+                LockId id = w.holder.get(key);
+                boolean shortened = id != null && w.real.extend(key, id, shortTtl()).isPresent();
+                if (shortened) {
+                    w.check(w.model.extend(key, id, shortTtl()).isPresent(), "model lost a lease the backend still had");
+                    sleep(shortTtl().plus(expirySlack()));
+                    w.modelTime.advance(shortTtl().plusMillis(1));
+                    w.holder.remove(key);
+                }
+                w.timeline.add("let key " + (char) ('a' + k) + " expire" + (shortened ? "" : " (nothing held)"));
+            }));
+        }
+    }
+
+    private final class Lookup implements Action.Independent<World> {
+        @Override
+        public Arbitrary<Transformer<World>> transformer() {
+            return Arbitraries.integers().between(0, 1).map(k -> Transformer.mutate("lookup key " + (char) ('a' + k), w -> {
+                LockKey key = w.keys.get(k);
+                boolean m = w.model.lookup(key).isPresent();
+                Optional<LockInfo> r = w.real.lookup(key);
+                w.timeline.add("lookup key " + (char) ('a' + k) + " -> real " + r.map(i -> "fence " + i.fence().value()).orElse("free")
+                        + ", model " + (m ? "held" : "free"));
+                w.check(r.isPresent() == m, "lookup disagrees with the model");
+                r.ifPresent(i -> w.check(i.fence().value() == w.lastFence.get(key), "lookup shows fence " + i.fence().value()
+                        + " but the holder got " + w.lastFence.get(key)));
+            }));
+        }
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package dev.fenceguard.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import dev.fenceguard.core.LockId;
+import dev.fenceguard.core.LockInfo;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.memory.InMemoryLockBackend;
+import dev.fenceguard.core.spi.Grant;
+import dev.fenceguard.core.spi.LockBackend;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.testkit.engine.EngineTestKit;
+
+/** The stateful property fails, with a timeline, on a backend that lets a stranger release a lock. */
+class LockBackendPropertiesCatchBugsTest {
+
+    /** Releases whatever holds the key, whoever asks: the bug "release without owner check". */
+    static final class CarelessBackend implements LockBackend {
+        private final InMemoryLockBackend inner = new InMemoryLockBackend();
+        private final java.util.Map<LockKey, LockId> holders = new java.util.concurrent.ConcurrentHashMap<>();
+
+        @Override
+        public String name() {
+            return "careless";
+        }
+
+        @Override
+        public Optional<Grant> tryAcquire(LockKey key, LockId lockId, Duration ttl) {
+            Optional<Grant> g = inner.tryAcquire(key, lockId, ttl);
+            g.ifPresent(x -> holders.put(key, lockId));
+            return g;
+        }
+
+        @Override
+        public boolean release(LockKey key, LockId lockId) {
+            LockId holder = holders.get(key);
+            return holder != null && inner.release(key, holder);
+        }
+
+        @Override
+        public Optional<Instant> extend(LockKey key, LockId lockId, Duration ttl) {
+            return inner.extend(key, lockId, ttl);
+        }
+
+        @Override
+        public Optional<LockInfo> lookup(LockKey key) {
+            return inner.lookup(key);
+        }
+    }
+
+    static class CarelessBackendProperties extends LockBackendProperties {
+        private final CarelessBackend backend = new CarelessBackend();
+
+        @Override
+        protected LockBackend backend() {
+            return backend;
+        }
+    }
+
+    @Test
+    void aReleaseWithoutOwnerCheckIsCaughtAndShrunk() {
+        var results = EngineTestKit.engine("jqwik").selectors(selectClass(CarelessBackendProperties.class)).execute();
+        results.testEvents().assertStatistics(s -> s.started(1).failed(1));
+        Throwable failure = results.testEvents().failed().list().getFirst().getRequiredPayload(TestExecutionResult.class)
+                .getThrowable().orElseThrow();
+        assertThat(failure.getMessage()).contains("release disagrees with the model").contains("timeline:");
+        // Shrunk to the minimal story, two actions: one client acquires, another releases.
+        assertThat(failure.getMessage().lines().filter(l -> l.contains("-> real")).count()).isEqualTo(2);
+    }
+}
