@@ -79,6 +79,25 @@ public final class FencedFirestore {
     }
 
     /**
+     * Records {@code fence} on the document without changing its data. Do this right after acquiring a
+     * lock and <em>before</em> reading the document for a read-modify-write: from then on a zombie's write
+     * is refused, so it cannot slip in between your read and your write.
+     *
+     * @return {@code Applied}, {@code Stale(stored)}, or {@code NotFound} (no document, or a tombstone)
+     */
+    public WriteOutcome claim(DocumentReference doc, FenceToken fence) {
+        Objects.requireNonNull(doc, "doc");
+        Objects.requireNonNull(fence, "fence");
+        return run(doc, "fenced claim", tx -> {
+            WriteOutcome outcome = judge(tx.get(doc).get(), fence, doc, true);
+            if (outcome.isApplied()) {
+                tx.update(doc, Map.of(fenceField, encode(fence)));
+            }
+            return outcome;
+        });
+    }
+
+    /**
      * Creates or replaces the whole document (including a tombstone) if the policy admits {@code fence}.
      *
      * @return {@code Applied} or {@code Stale(stored)}

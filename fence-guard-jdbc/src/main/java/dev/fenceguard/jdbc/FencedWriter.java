@@ -66,6 +66,26 @@ public final class FencedWriter {
     }
 
     /**
+     * Records {@code fence} on the row without changing its data: {@code UPDATE .. SET fence = :f WHERE
+     * key = :k AND <rule> AND <not deleted>}. Do this right after acquiring a lock and <em>before</em>
+     * reading the row for a read-modify-write: from then on a zombie's write is refused, so it cannot slip
+     * in between your read and your write.
+     *
+     * @return {@code Applied}, {@code Stale(stored)} or {@code NotFound}
+     * @throws IllegalArgumentException if an argument is invalid (before any SQL)
+     */
+    public WriteOutcome claim(Object key, FenceToken fence) {
+        Object k = checkKey(key);
+        Objects.requireNonNull(fence, "fence");
+        String resource = resource(k);
+        return executor.run(resource, "fenced claim", ctx -> {
+            int rows = ctx.update(t.table()).set(t.fence(), t.fenceValue(fence))
+                    .where(t.key().eq(k)).and(t.admits(fence)).and(t.notDeleted()).execute();
+            return rows == 1 ? new WriteOutcome.Applied(resource, fence.value()) : diagnose(ctx, k, fence, resource);
+        });
+    }
+
+    /**
      * {@code INSERT .. ON CONFLICT (key) DO UPDATE SET <values>, fence = :f [, tombstone = false]
      * WHERE <rule>}: inserts a new row, or replaces an existing (or tombstoned) one if the rule admits the
      * fence. Needs a unique constraint on the key column.

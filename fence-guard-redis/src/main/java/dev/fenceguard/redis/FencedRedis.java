@@ -157,6 +157,17 @@ public final class FencedRedis implements AutoCloseable {
     }
 
     /**
+     * Records {@code fence} for string key {@code key} without changing its value. Do this right after
+     * acquiring a lock and <em>before</em> reading the key for a read-modify-write: from then on a
+     * zombie's write is refused, so it cannot slip in between your read and your write.
+     *
+     * @return {@code Applied} or {@code Stale(stored)}
+     */
+    public WriteOutcome claim(String key, FenceToken fence) {
+        return eval("return nil", List.of(key), List.of(), fence).outcome();
+    }
+
+    /**
      * Runs your own Lua write after the fence check, in the same script. {@code keys.get(0)} is the
      * guarded resource; its fence is kept in {@link #fenceKeyOf(String)}, appended as the last element
      * of {@code KEYS}; the fence and the policy flag are appended as the last two elements of
