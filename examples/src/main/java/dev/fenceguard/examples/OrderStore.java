@@ -1,0 +1,24 @@
+package dev.fenceguard.examples;
+
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.WriteOutcome;
+
+/** Where the demo keeps its lock and its order: PostgreSQL, Redis or Firestore. */
+interface OrderStore extends AutoCloseable {
+
+    /** A short description for the output, e.g. "PostgreSQL 18.1 (embedded)". */
+    String describe();
+
+    LockClient locks();
+
+    void createOrder(String orderId) throws Exception;
+
+    /** Writes the order's status; with {@code fenced} false the fence is ignored, as naive code would. */
+    WriteOutcome writeStatus(String orderId, String status, FenceToken fence, boolean fenced) throws Exception;
+
+    String readStatus(String orderId) throws Exception;
+
+    @Override
+    void close() throws Exception;
+}

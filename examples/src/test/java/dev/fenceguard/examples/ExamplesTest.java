@@ -1,0 +1,88 @@
+package dev.fenceguard.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fenceguard.testkit.servers.TestFirestore;
+import dev.fenceguard.testkit.servers.TestRedis;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Runs each example's entry point and checks what it prints and the exit status it returns. */
+class ExamplesTest {
+
+    @BeforeAll
+    static void quiet() {
+        Quiet.apply();
+    }
+
+    private record Run(int status, String out, String err) {}
+
+    private interface Main {
+        int run(PrintStream out, PrintStream err) throws Exception;
+    }
+
+    private static Run run(Main main) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = main.run(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private static void assertTheStory(Run r) {
+        assertThat(r.status()).as(r.out() + r.err()).isZero();
+        assertThat(r.out())
+                .contains("== without fencing ==", "== with fence-guard ==")
+                .contains("(a second charge!)")
+                .contains("the gateway recognised the key: no new charge")
+                .contains("A marks the order paid -> Stale: presented fence")
+                .containsPattern("without fencing: order ends as 'paid by A \\(ch_2\\)', card charged 2 time\\(s\\)")
+                .containsPattern("with fence-guard: order ends as 'paid by B \\(ch_1\\)', card charged 1 time\\(s\\)")
+                .contains("OK: the zombie's write was refused at the resource and the card was charged once");
+    }
+
+    @Test
+    void paymentDemoOnEmbeddedPostgres() throws Exception {
+        Run r = run((out, err) -> PaymentZombieDemo.run(new String[0], out, err));
+        assertThat(r.out()).contains("on PostgreSQL 18.");
+        assertTheStory(r);
+    }
+
+    @Test
+    void paymentDemoOnRedis() throws Exception {
+        assertTheStory(run((out, err) -> PaymentZombieDemo.run(new String[] {"--redis", TestRedis.server().uri().toString()}, out, err)));
+    }
+
+    @Test
+    void paymentDemoOnFirestore() throws Exception {
+        assertTheStory(run((out, err) -> PaymentZombieDemo.run(new String[] {"--firestore-emulator", TestFirestore.server().hostPort()}, out, err)));
+    }
+
+    @Test
+    void paymentDemoRefusesBadArguments() throws Exception {
+        Run r = run((out, err) -> PaymentZombieDemo.run(new String[] {"--mysql", "x"}, out, err));
+        assertThat(r.status()).isEqualTo(2);
+        assertThat(r.err()).contains("unknown flag '--mysql'").contains("usage:");
+        assertThat(run((out, err) -> PaymentZombieDemo.run(new String[] {"--redis"}, out, err)).status()).isEqualTo(2);
+    }
+
+    @Test
+    void inventoryDemoKeepsTheStockRight() throws Exception {
+        Run r = run((out, err) -> InventoryDemo.run(new String[] {"--redis", TestRedis.server().uri().toString()}, out));
+        assertThat(r.status()).as(r.out()).isZero();
+        assertThat(r.out()).containsPattern("worker Z wakes and writes 10 - 3 = 7 with fence \\d+: Stale")
+                .contains("final stock 6 (expected 10 - 2 - 2 = 6): OK");
+    }
+
+    @Test
+    void migrationDemoAddsTheColumnWithoutRewriteAndGuardsWrites() throws Exception {
+        Run r = run((out, err) -> MigrateExistingTableDemo.run(new String[0], out));
+        assertThat(r.status()).as(r.out()).isZero();
+        assertThat(r.out()).contains("generated V2__fence_guard_orders_fence_token.sql")
+                .contains("ADD COLUMN IF NOT EXISTS \"fence_token\" BIGINT NOT NULL DEFAULT 0")
+                .contains("3. Flyway applied 1 migration; table rewritten: false; rows reading fence 0: 1000")
+                .contains("row 7 is now: delivered / fence 2").endsWith("OK\n");
+    }
+}
