@@ -117,14 +117,10 @@ public record LockKey(String value) implements Comparable<LockKey> {
         if (nul >= 0) {
             return "lock key must not contain NUL (U+0000), found at index " + nul + ": " + preview(raw);
         }
-        for (int i = 0; i < raw.length(); i++) {
-            char c = raw.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < raw.length() && Character.isLowSurrogate(raw.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return String.format("lock key must be valid Unicode, found an unpaired surrogate U+%04X at index %d: %s",
-                        (int) c, i, preview(raw));
-            }
+        int surrogate = dev.fenceguard.core.internal.Text.unpairedSurrogate(raw);
+        if (surrogate >= 0) {
+            return String.format("lock key must be valid Unicode, found an unpaired surrogate U+%04X at index %d: %s",
+                    (int) raw.charAt(surrogate), surrogate, preview(raw));
         }
         // Normalisation can change the length (either way), so measure what will be stored.
         String nfc = Normalizer.normalize(raw, Normalizer.Form.NFC);

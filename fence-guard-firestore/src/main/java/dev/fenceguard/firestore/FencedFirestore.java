@@ -69,13 +69,7 @@ public final class FencedFirestore {
      */
     public WriteOutcome update(DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
         Map<String, Object> data = checked(doc, fence, fields);
-        return run(doc, "fenced update", tx -> {
-            WriteOutcome outcome = judge(tx.get(doc).get(), fence, doc, true);
-            if (outcome.isApplied()) {
-                tx.update(doc, data);
-            }
-            return outcome;
-        });
+        return readJudgeWrite(doc, fence, "fenced update", true, tx -> tx.update(doc, data));
     }
 
     /**
@@ -88,13 +82,7 @@ public final class FencedFirestore {
     public WriteOutcome claim(DocumentReference doc, FenceToken fence) {
         Objects.requireNonNull(doc, "doc");
         Objects.requireNonNull(fence, "fence");
-        return run(doc, "fenced claim", tx -> {
-            WriteOutcome outcome = judge(tx.get(doc).get(), fence, doc, true);
-            if (outcome.isApplied()) {
-                tx.update(doc, Map.of(fenceField, encode(fence)));
-            }
-            return outcome;
-        });
+        return readJudgeWrite(doc, fence, "fenced claim", true, tx -> tx.update(doc, Map.of(fenceField, encode(fence))));
     }
 
     /**
@@ -104,13 +92,7 @@ public final class FencedFirestore {
      */
     public WriteOutcome set(DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
         Map<String, Object> data = checked(doc, fence, fields);
-        return run(doc, "fenced set", tx -> {
-            WriteOutcome outcome = judge(tx.get(doc).get(), fence, doc, false);
-            if (outcome.isApplied()) {
-                tx.set(doc, data);
-            }
-            return outcome;
-        });
+        return readJudgeWrite(doc, fence, "fenced set", false, tx -> tx.set(doc, data));
     }
 
     /**
@@ -158,6 +140,18 @@ public final class FencedFirestore {
 
     private interface TxWork {
         WriteOutcome apply(Transaction tx) throws InterruptedException, ExecutionException;
+    }
+
+    /** One transaction: read the document, judge the fence, and stage {@code write} only if applied. */
+    private WriteOutcome readJudgeWrite(DocumentReference doc, FenceToken fence, String operation, boolean mustExist,
+            java.util.function.Consumer<Transaction> write) {
+        return run(doc, operation, tx -> {
+            WriteOutcome outcome = judge(tx.get(doc).get(), fence, doc, mustExist);
+            if (outcome.isApplied()) {
+                write.accept(tx);
+            }
+            return outcome;
+        });
     }
 
     private WriteOutcome run(DocumentReference doc, String operation, TxWork work) {

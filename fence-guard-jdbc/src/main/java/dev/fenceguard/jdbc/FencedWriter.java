@@ -220,14 +220,7 @@ public final class FencedWriter {
             if (text.indexOf('\0') >= 0) {
                 throw new IllegalArgumentException("key must not contain NUL (U+0000), which PostgreSQL cannot store in text");
             }
-            for (int i = 0; i < text.length(); i++) {
-                char c = text.charAt(i);
-                if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-                    i++;
-                } else if (Character.isSurrogate(c)) {
-                    throw new IllegalArgumentException(String.format("key must be valid Unicode, found an unpaired surrogate U+%04X at index %d", (int) c, i));
-                }
-            }
+            dev.fenceguard.core.internal.Text.requireValidUnicode("key", text);
         }
         return converted;
     }

@@ -3,10 +3,8 @@ package dev.fenceguard.jdbc;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 
@@ -40,22 +38,11 @@ final class PgTestSupport implements AutoCloseable {
         return schema.name() + "." + table;
     }
 
-    List<String> rows(String sql) throws SQLException {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            List<String> out = new ArrayList<>();
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                StringBuilder row = new StringBuilder();
-                for (int i = 1; i <= n; i++) {
-                    row.append(i > 1 ? "|" : "").append(rs.getString(i));
-                }
-                out.add(row.toString());
-            }
-            return out;
-        }
+    List<String> rows(String sql) {
+        return schema.query(sql);
     }
 
-    String one(String sql) throws SQLException {
+    String one(String sql) {
         List<String> r = rows(sql);
         return r.isEmpty() ? null : r.getFirst();
     }

@@ -235,14 +235,7 @@ public final class FencedRedis implements AutoCloseable {
         if (key.isEmpty()) {
             throw new IllegalArgumentException("key must not be empty");
         }
-        for (int i = 0; i < key.length(); i++) {
-            char c = key.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                throw new IllegalArgumentException(String.format("key must be valid Unicode, found an unpaired surrogate U+%04X at index %d", (int) c, i));
-            }
-        }
+        dev.fenceguard.core.internal.Text.requireValidUnicode("key", key);
         return key;
     }
 

@@ -1,40 +1,22 @@
 package dev.fenceguard.migrations;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
+import dev.fenceguard.testkit.servers.TestPostgres;
 import java.util.List;
-import javax.sql.DataSource;
 
-/** Tiny JDBC helpers for the tests. */
+/** Tiny SQL helpers for the tests, on the test's own schema. */
 final class Db {
     private Db() {}
 
-    static List<String> rows(DataSource ds, String sql) throws SQLException {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            List<String> out = new ArrayList<>();
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                StringBuilder row = new StringBuilder();
-                for (int i = 1; i <= n; i++) {
-                    row.append(i > 1 ? "|" : "").append(rs.getString(i));
-                }
-                out.add(row.toString());
-            }
-            return out;
-        }
+    static List<String> rows(TestPostgres.Schema schema, String sql) {
+        return schema.query(sql);
     }
 
-    static String one(DataSource ds, String sql) throws SQLException {
-        List<String> rows = rows(ds, sql);
+    static String one(TestPostgres.Schema schema, String sql) {
+        List<String> rows = schema.query(sql);
         return rows.isEmpty() ? null : rows.getFirst();
     }
 
-    static void exec(DataSource ds, String sql) throws SQLException {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
+    static void exec(TestPostgres.Schema schema, String sql) {
+        schema.execute(sql);
     }
 }

@@ -36,20 +36,20 @@ class FenceColumnTest {
 
     private static String createOrders(String table) throws Exception {
         String t = schema.name() + "." + table;
-        Db.exec(ds, "CREATE TABLE " + t + " (id BIGINT PRIMARY KEY, status TEXT NOT NULL, amount NUMERIC(10,2))");
-        Db.exec(ds, "INSERT INTO " + t + " SELECT g, 'new', g * 1.5 FROM generate_series(1, 5000) g");
+        Db.exec(schema, "CREATE TABLE " + t + " (id BIGINT PRIMARY KEY, status TEXT NOT NULL, amount NUMERIC(10,2))");
+        Db.exec(schema, "INSERT INTO " + t + " SELECT g, 'new', g * 1.5 FROM generate_series(1, 5000) g");
         return t;
     }
 
     private static String digest(String t) throws Exception {
-        return Db.one(ds, "SELECT md5(string_agg(id || ':' || status || ':' || amount, ',' ORDER BY id)) FROM " + t);
+        return Db.one(schema, "SELECT md5(string_agg(id || ':' || status || ':' || amount, ',' ORDER BY id)) FROM " + t);
     }
 
     @Test
     void javaMigrationAddsAMetadataOnlyColumnWithoutTouchingData() throws Exception {
         String t = createOrders("orders_java");
         String before = digest(t);
-        String fileNode = Db.one(ds, "SELECT pg_relation_filenode('" + t + "')");
+        String fileNode = Db.one(schema, "SELECT pg_relation_filenode('" + t + "')");
         Flyway flyway = Flyway.configure().dataSource(ds).schemas(schema.name()).table("history_java").baselineOnMigrate(true).baselineVersion("0")
                 .javaMigrations(new FenceColumnMigration("1", FenceColumn.on(schema.name(), "orders_java")
                         .withTombstoneColumn("fence_deleted")))
@@ -57,9 +57,9 @@ class FenceColumnTest {
         assertThat(flyway.migrate().migrationsExecuted).isEqualTo(1);
         assertThat(flyway.migrate().migrationsExecuted).as("second run").isZero();
         assertThat(digest(t)).as("no data changed").isEqualTo(before);
-        assertThat(Db.one(ds, "SELECT pg_relation_filenode('" + t + "')")).as("no table rewrite").isEqualTo(fileNode);
-        assertThat(Db.one(ds, "SELECT count(*) FILTER (WHERE fence_token = 0 AND NOT fence_deleted) FROM " + t)).isEqualTo("5000");
-        assertThat(Db.rows(ds, "SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns "
+        assertThat(Db.one(schema, "SELECT pg_relation_filenode('" + t + "')")).as("no table rewrite").isEqualTo(fileNode);
+        assertThat(Db.one(schema, "SELECT count(*) FILTER (WHERE fence_token = 0 AND NOT fence_deleted) FROM " + t)).isEqualTo("5000");
+        assertThat(Db.rows(schema, "SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns "
                 + "WHERE table_schema = '" + schema.name() + "' AND table_name = 'orders_java' AND column_name LIKE 'fence%' ORDER BY 1"))
                 .containsExactly("fence_deleted|boolean|NO|false", "fence_token|bigint|NO|0");
     }
@@ -77,8 +77,8 @@ class FenceColumnTest {
                 c.commit();
             }
         }
-        assertThat(Db.one(ds, "SELECT DISTINCT fence_token FROM " + t)).isEqualTo("000000000000000");
-        assertThat(Db.one(ds, "SELECT data_type || '(' || character_maximum_length || ')' FROM information_schema.columns "
+        assertThat(Db.one(schema, "SELECT DISTINCT fence_token FROM " + t)).isEqualTo("000000000000000");
+        assertThat(Db.one(schema, "SELECT data_type || '(' || character_maximum_length || ')' FROM information_schema.columns "
                 + "WHERE table_schema = '" + schema.name() + "' AND table_name = 'orders_text' AND column_name = 'fence_token'"))
                 .isEqualTo("character(15)");
     }
@@ -101,7 +101,7 @@ class FenceColumnTest {
             }
             holder.rollback();
         }
-        assertThat(Db.one(ds, "SELECT count(*) FROM information_schema.columns WHERE table_schema = '" + schema.name()
+        assertThat(Db.one(schema, "SELECT count(*) FROM information_schema.columns WHERE table_schema = '" + schema.name()
                 + "' AND table_name = 'orders_busy' AND column_name = 'fence_token'")).isEqualTo("0");
     }
 
@@ -127,7 +127,7 @@ class FenceColumnTest {
                 .locations("filesystem:" + only).load();
         assertThat(flyway.migrate().migrationsExecuted).isEqualTo(1);
         assertThat(flyway.migrate().migrationsExecuted).isZero();
-        assertThat(Db.one(ds, "SELECT count(*) FROM " + schema.name() + ".orders_cli WHERE fence_token = 0")).isEqualTo("5000");
+        assertThat(Db.one(schema, "SELECT count(*) FROM " + schema.name() + ".orders_cli WHERE fence_token = 0")).isEqualTo("5000");
         // Never overwrites.
         assertThat(FenceColumnGenerator.run(new String[] {"--dir", dir.toString(), "--table", schema.name() + ".orders_cli",
                 "--version", "11"}, System.out, new PrintStream(new ByteArrayOutputStream()))).isEqualTo(1);

@@ -31,7 +31,7 @@ class LockTableMigrationTest {
         assertThat(FenceGuardMigrations.builder(ds).withSchema(schema.name()).withTable("locks_a").migrate()).isEqualTo(1);
         assertThat(FenceGuardMigrations.builder(ds).withSchema(schema.name()).withTable("locks_a").migrate()).isZero();
         // The stored layout is a compatibility promise (docs/postgresql.md): this test pins it.
-        assertThat(Db.rows(ds, "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+        assertThat(Db.rows(schema, "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
                 + "WHERE table_schema = '" + schema.name() + "' AND table_name = 'locks_a' ORDER BY ordinal_position"))
                 .containsExactly(
                         "lock_key|text|NO",
@@ -39,7 +39,7 @@ class LockTableMigrationTest {
                         "lock_id|text|YES",
                         "expires_at|timestamp with time zone|YES",
                         "acquired_at|timestamp with time zone|YES");
-        assertThat(Db.one(ds, "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
+        assertThat(Db.one(schema, "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
                 + "AND a.attnum = ANY(i.indkey) WHERE i.indrelid = '" + schema.name() + ".locks_a'::regclass AND i.indisprimary"))
                 .isEqualTo("lock_key");
     }
@@ -48,7 +48,7 @@ class LockTableMigrationTest {
     void twoLockTablesCanShareASchema() throws Exception {
         assertThat(FenceGuardMigrations.builder(ds).withSchema(schema.name()).withTable("locks_b").migrate()).isEqualTo(1);
         assertThat(FenceGuardMigrations.builder(ds).withSchema(schema.name()).withTable("locks_c").migrate()).isEqualTo(1);
-        assertThat(Db.rows(ds, "SELECT table_name FROM information_schema.tables WHERE table_schema = '" + schema.name()
+        assertThat(Db.rows(schema, "SELECT table_name FROM information_schema.tables WHERE table_schema = '" + schema.name()
                 + "' AND table_name IN ('locks_b', 'locks_c') ORDER BY 1")).containsExactly("locks_b", "locks_c");
     }
 
@@ -56,9 +56,9 @@ class LockTableMigrationTest {
     void checkConstraintsRefuseFencesOutOfRangeAndHalfHeldRows() {
         FenceGuardMigrations.builder(ds).withSchema(schema.name()).withTable("locks_d").migrate();
         String t = schema.name() + ".locks_d";
-        assertThatThrownBy(() -> Db.exec(ds, "INSERT INTO " + t + " (lock_key, fence) VALUES ('k', 900000000000001)"))
+        assertThatThrownBy(() -> Db.exec(schema, "INSERT INTO " + t + " (lock_key, fence) VALUES ('k', 900000000000001)"))
                 .hasMessageContaining("check constraint");
-        assertThatThrownBy(() -> Db.exec(ds, "INSERT INTO " + t + " (lock_key, fence, lock_id) VALUES ('k', 1, 'x')"))
+        assertThatThrownBy(() -> Db.exec(schema, "INSERT INTO " + t + " (lock_key, fence, lock_id) VALUES ('k', 1, 'x')"))
                 .hasMessageContaining("check constraint");
     }
 
@@ -70,7 +70,7 @@ class LockTableMigrationTest {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("table must");
             assertThatThrownBy(() -> FenceGuardMigrations.builder(ds).withSchema(bad)).isInstanceOf(IllegalArgumentException.class);
         }
-        assertThat(Db.rows(ds, "SELECT table_name FROM information_schema.tables WHERE table_schema = '" + schema.name()
+        assertThat(Db.rows(schema, "SELECT table_name FROM information_schema.tables WHERE table_schema = '" + schema.name()
                 + "' AND table_name LIKE '%DROP%'")).isEmpty();
         assertThatThrownBy(() -> FenceGuardMigrations.placeholders("public", "x;y"))
                 .hasMessage("table must be a plain SQL identifier (an ASCII letter or '_', then letters, digits or '_'), was 'x;y'");

@@ -213,6 +213,25 @@ public final class TestPostgres {
             return ds;
         }
 
+        /** Rows of a query run in this schema, each row's columns joined by {@code |} (NULL as "null"). */
+        public List<String> query(String sql) {
+            try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+                    java.sql.ResultSet rs = s.executeQuery(sql)) {
+                List<String> out = new ArrayList<>();
+                int n = rs.getMetaData().getColumnCount();
+                while (rs.next()) {
+                    StringBuilder row = new StringBuilder();
+                    for (int i = 1; i <= n; i++) {
+                        row.append(i > 1 ? "|" : "").append(rs.getString(i));
+                    }
+                    out.add(row.toString());
+                }
+                return out;
+            } catch (SQLException e) {
+                throw new IllegalStateException("on " + server.origin + " PostgreSQL: " + sql + ": " + e.getMessage(), e);
+            }
+        }
+
         /** Runs one SQL statement on the server (any schema). */
         public void execute(String sql) {
             server.execute(sql);
