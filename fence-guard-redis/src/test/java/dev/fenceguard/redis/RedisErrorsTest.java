@@ -83,6 +83,25 @@ class RedisErrorsTest {
     }
 
     @Test
+    void scriptsAreReloadedAfterTheServerForgetsThem() {
+        try (RedisServers.Server server = RedisServers.start()) {
+            RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
+            try (RedisLockBackend backend = RedisLockBackend.builder(client).build();
+                    StatefulRedisConnection<String, String> admin = client.connect()) {
+                LockId id = LockId.random();
+                backend.tryAcquire(LockKey.of("k"), id, TTL).orElseThrow();
+                assertThat(admin.sync().scriptFlush()).isEqualTo("OK"); // every cached script is gone: EVALSHA says NOSCRIPT
+                assertThat(backend.lookup(LockKey.of("k"))).isPresent();
+                assertThat(backend.extend(LockKey.of("k"), id, TTL)).isPresent();
+                assertThat(backend.release(LockKey.of("k"), id)).isTrue();
+                assertThat(backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL)).isPresent();
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    @Test
     void anExhaustedKeyFailsClearlyAndTakesNoLock() {
         String prefix = TestRedis.keyPrefix("exhausted");
         try (RedisLockBackend backend = RedisLockBackend.builder(RedisSupport.shared()).withKeyPrefix(prefix)
