@@ -39,6 +39,26 @@ public final class RedisServers {
         return new Server(port, dir, process);
     }
 
+    /**
+     * Starts a Sentinel on a free port monitoring the master at 127.0.0.1:{@code masterPort} under the
+     * name {@code masterName} (quorum 1). Stop it with {@link Server#close()}.
+     */
+    public static Server sentinel(int masterPort, String masterName) {
+        int port = Ports.free();
+        try {
+            Path dir = Files.createTempDirectory("fence-guard-sentinel-" + port + "-");
+            Path conf = dir.resolve("sentinel.conf");
+            Files.writeString(conf, "port " + port + "\nbind 127.0.0.1\nprotected-mode no\ndir " + dir + "\n"
+                    + "sentinel monitor " + masterName + " 127.0.0.1 " + masterPort + " 1\n"
+                    + "sentinel down-after-milliseconds " + masterName + " 2000\n");
+            ManagedProcess process = ManagedProcess.start("sentinel-" + port, List.of("redis-server", conf.toString(), "--sentinel"));
+            ManagedProcess.awaitOrFail(process, port, Duration.ofSeconds(20), "redis-server --sentinel");
+            return new Server(port, dir, process);
+        } catch (IOException e) {
+            throw new IllegalStateException("could not start a Sentinel: " + e.getMessage(), e);
+        }
+    }
+
     /** One private server. */
     public record Server(int port, Path dir, ManagedProcess process) implements AutoCloseable {
 

@@ -1,0 +1,40 @@
+package dev.fenceguard.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fenceguard.core.Lease;
+import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.testkit.servers.RedisServers;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The backend and the fenced writes through a Sentinel-managed master (a RedisClient with a Sentinel URI). */
+class RedisSentinelTest {
+
+    @Test
+    void locksAndFencedWritesWorkThroughSentinel() {
+        try (RedisServers.Server master = RedisServers.start();
+                RedisServers.Server sentinel = RedisServers.sentinel(master.port(), "fgmaster")) {
+            RedisClient client = RedisClient.create(RedisURI.Builder.sentinel("127.0.0.1", sentinel.port(), "fgmaster").build());
+            try (RedisLockBackend backend = RedisLockBackend.builder(client).build();
+                    FencedRedis fenced = FencedRedis.builder(client).withMetrics(LockMetrics.none()).build()) {
+                LockClient locks = LockClient.builder(backend).withMetrics(LockMetrics.none()).build();
+                Lease first = locks.tryAcquire("orders:1", Duration.ofSeconds(30)).orElseThrow();
+                assertThat(locks.tryAcquire("orders:1", Duration.ofSeconds(30))).isEmpty();
+                assertThat(fenced.set("order:1", "paid", first.fence())).isInstanceOf(WriteOutcome.Applied.class);
+                first.close();
+                Lease second = locks.tryAcquire("orders:1", Duration.ofSeconds(30)).orElseThrow();
+                assertThat(second.fence()).isGreaterThan(first.fence());
+                assertThat(fenced.set("order:1", "paid again", second.fence())).isInstanceOf(WriteOutcome.Applied.class);
+                assertThat(fenced.set("order:1", "zombie", first.fence())).isInstanceOf(WriteOutcome.Stale.class);
+                second.close();
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+}
