@@ -111,11 +111,12 @@ class FencedFirestoreTest {
     }
 
     @Test
-    void badInputFailsBeforeAnyIo() {
+    void badInputFailsBeforeAnyIo() throws Exception {
         DocumentReference doc = DB.collection("orders").document("bad");
         assertThatThrownBy(() -> FENCED.update(doc, f(1), Map.of())).hasMessage("fields must not be empty");
         assertThatThrownBy(() -> FENCED.set(doc, f(1), Map.of("_fence", 9L))).hasMessageContaining("fence-guard sets it");
         assertThatThrownBy(() -> FENCED.set(doc, f(1), Map.of("_deleted", false))).hasMessageContaining("fence-guard sets it");
         assertThatThrownBy(() -> FencedFirestore.builder(DB).withFenceField("_deleted")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(doc.get().get().exists()).as("nothing was written").isFalse();
     }
 }
