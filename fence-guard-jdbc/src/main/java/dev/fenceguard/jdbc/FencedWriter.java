@@ -2,8 +2,8 @@ package dev.fenceguard.jdbc;
 
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.jdbc.internal.OwnConnection;
 import dev.fenceguard.jdbc.internal.PgErrors;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -27,7 +27,7 @@ import org.jooq.impl.DSL;
 
 /**
  * Fenced writes to one {@link FencedTable} through one executor (a {@link DSLContext}, a
- * {@link Connection} or a {@link DataSource}); get one from {@link FencedTable#on}. Cheap to create;
+ * {@link java.sql.Connection} or a {@link DataSource}); get one from {@link FencedTable#on}. Cheap to create;
  * as thread-safe as the executor it wraps.
  *
  * <p>Each write is one SQL statement that applies the data and the new fence only if the write rule
@@ -264,20 +264,8 @@ public final class FencedWriter {
             return new Executor() {
                 @Override
                 public <T> T run(String resource, String operation, Function<DSLContext, T> work) {
-                    try (Connection c = dataSource.getConnection()) {
-                        boolean autoCommit = c.getAutoCommit();
-                        try {
-                            T result = work.apply(DSL.using(c, SQLDialect.POSTGRES));
-                            if (!autoCommit) {
-                                c.commit();
-                            }
-                            return result;
-                        } catch (RuntimeException e) {
-                            if (!autoCommit) {
-                                c.rollback();
-                            }
-                            throw e;
-                        }
+                    try {
+                        return OwnConnection.run(dataSource, c -> work.apply(DSL.using(c, SQLDialect.POSTGRES)));
                     } catch (SQLException e) {
                         throw PgErrors.map(e, resource, operation);
                     } catch (DataAccessException e) {

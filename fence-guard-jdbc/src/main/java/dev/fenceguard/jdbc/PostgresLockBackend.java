@@ -10,8 +10,8 @@ import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.internal.OwnConnection;
 import dev.fenceguard.jdbc.internal.PgErrors;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -168,25 +168,9 @@ public final class PostgresLockBackend implements LockBackend {
         return rs.getObject(column, OffsetDateTime.class).toInstant();
     }
 
-    private interface SqlWork<T> {
-        T apply(Connection c) throws SQLException;
-    }
-
-    private <T> T run(LockKey key, String operation, SqlWork<T> work) {
-        try (Connection c = dataSource.getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            try {
-                T result = work.apply(c);
-                if (!autoCommit) {
-                    c.commit();
-                }
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                if (!autoCommit) {
-                    c.rollback();
-                }
-                throw e;
-            }
+    private <T> T run(LockKey key, String operation, OwnConnection.Work<T> work) {
+        try {
+            return OwnConnection.run(dataSource, work);
         } catch (SQLException e) {
             throw PgErrors.map(e, key.value(), operation + " on " + table);
         }
