@@ -39,7 +39,9 @@ import org.jooq.impl.SQLDataType;
  *
  * <p>Deletes need a tombstone column ({@link Builder#withTombstoneColumn(String)}, a
  * {@code BOOLEAN NOT NULL DEFAULT FALSE}): a fenced delete marks the row and keeps its fence, so a
- * zombie's upsert cannot bring it back. Your reads should add {@link #notDeleted()}.
+ * zombie's upsert cannot bring it back; a delete or claim of a key that has no row inserts a tombstoned
+ * row for the same reason. Your reads should add {@link #notDeleted()}. Tombstone rows are kept until you
+ * purge them; {@code docs/postgresql.md} says when that is safe.
  */
 public final class FencedTable {
 
@@ -254,7 +256,8 @@ public final class FencedTable {
         }
 
         /**
-         * A {@code BOOLEAN} column that marks fenced deletes; required for {@link FencedWriter#delete}.
+         * A {@code BOOLEAN} column that marks fenced deletes; required for {@link FencedWriter#delete}, and
+         * what lets {@link FencedWriter#claim} record a fence for a key that has no row.
          *
          * @throws IllegalArgumentException if not a plain SQL identifier or the same as the key or fence column
          */

@@ -3,7 +3,9 @@ package dev.fenceguard.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceEncoding;
+import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
@@ -13,9 +15,16 @@ import dev.fenceguard.core.WriteOutcome.Applied;
 import dev.fenceguard.core.WriteOutcome.NotFound;
 import dev.fenceguard.core.WriteOutcome.Stale;
 import java.sql.Connection;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.jooq.DSLContext;
 import org.jooq.ExecuteContext;
 import org.jooq.ExecuteListener;
@@ -29,6 +38,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class FencedTableTest {
 
@@ -46,6 +58,8 @@ class FencedTableTest {
 
     private String orders;
     private String ordersText;
+    private String notes;
+    private String notesText;
 
     @BeforeEach
     void createTables() throws Exception {
@@ -59,6 +73,27 @@ class FencedTableTest {
         pg.exec("CREATE TABLE " + ordersText + " (id TEXT PRIMARY KEY, status TEXT NOT NULL, fence_token CHAR(15), "
                 + "fence_deleted BOOLEAN NOT NULL DEFAULT FALSE)");
         pg.exec("INSERT INTO " + ordersText + " (id, status) VALUES ('a', 'new')");
+        // Tables whose other columns have defaults or allow NULL: a tombstone row needs no placeholder values.
+        notes = pg.q("notes");
+        notesText = pg.q("notes_text");
+        pg.exec("DROP TABLE IF EXISTS " + notes + ", " + notesText);
+        pg.exec("CREATE TABLE " + notes + " (id BIGINT PRIMARY KEY, body TEXT, fence_token BIGINT NOT NULL DEFAULT 0, "
+                + "fence_deleted BOOLEAN NOT NULL DEFAULT FALSE)");
+        pg.exec("CREATE TABLE " + notesText + " (id BIGINT PRIMARY KEY, body TEXT, fence_token CHAR(15), "
+                + "fence_deleted BOOLEAN NOT NULL DEFAULT FALSE)");
+    }
+
+    /** A writer on {@code notes} (BIGINT fences) or {@code notes_text} (CHAR(15) fences). */
+    private FencedWriter notesWriter(FencePolicy policy, FenceEncoding encoding, DSLContext on) {
+        return FencedTable.builder(pg.schema.name(), encoding == FenceEncoding.TEXT ? "notes_text" : "notes", "id", "fence_token")
+                .withKeyType(Long.class).withEncoding(encoding).withPolicy(policy).withTombstoneColumn("fence_deleted")
+                .withMetrics(LockMetrics.none()).build().on(on);
+    }
+
+    /** {@code body|fence|deleted} of a note, the fence decoded from either encoding; null if no row. */
+    private String note(FenceEncoding encoding, long id) {
+        return pg.one("SELECT coalesce(body, '-') || '|' || coalesce(fence_token::text::bigint, 0) || '|' || fence_deleted FROM "
+                + (encoding == FenceEncoding.TEXT ? notesText : notes) + " WHERE id = " + id);
     }
 
     private FencedTable.Builder table() {
@@ -99,11 +134,163 @@ class FencedTableTest {
     }
 
     @Test
-    void missingRowsAreNotFoundAndNothingIsCreated() throws Exception {
+    void updatesOfMissingRowsAreNotFoundAndRecordNothing() throws Exception {
         FencedWriter w = table().build().on(pg.ds);
         assertThat(w.update(99L, f(1), status("x"))).isEqualTo(new NotFound(pg.schema.name() + ".orders[id=99]"));
-        assertThat(w.delete(99L, f(1))).isInstanceOf(NotFound.class);
+        assertThat(w.updateAll(List.of(98L, 99L), f(1), status("x")).values()).allMatch(NotFound.class::isInstance);
         assertThat(pg.one("SELECT count(*) FROM " + orders)).isEqualTo("3");
+    }
+
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("policiesAndEncodings")
+    void deleteOfAbsentKeyThenStaleCreateIsStale(FencePolicy policy, FenceEncoding encoding) {
+        AtomicInteger statements = new AtomicInteger();
+        FencedWriter w = notesWriter(policy, encoding, counting(statements));
+        String resource = pg.schema.name() + (encoding == FenceEncoding.TEXT ? ".notes_text" : ".notes") + "[id=7]";
+        assertThat(w.delete(7L, f(5))).isEqualTo(new Applied(resource, 5));
+        assertThat(statements.getAndSet(0)).as("the UPDATE found no row; one more statement left the tombstone").isEqualTo(2);
+        assertThat(note(encoding, 7)).isEqualTo("-|5|true");
+
+        assertThat(w.upsert(7L, f(4), Assignments.of("body", "zombie"))).isEqualTo(new Stale(resource, 4, 5, policy));
+        assertThat(w.update(7L, f(4), Assignments.of("body", "zombie"))).isInstanceOf(Stale.class);
+        assertThat(w.claim(7L, f(4))).isInstanceOf(Stale.class);
+        assertThat(w.delete(7L, f(4))).isInstanceOf(Stale.class);
+        assertThat(note(encoding, 7)).as("still deleted, still fence 5").isEqualTo("-|5|true");
+        assertThat(w.update(7L, f(6), Assignments.of("body", "x"))).as("an update does not write tombstones").isInstanceOf(NotFound.class);
+        assertThat(note(encoding, 7)).isEqualTo("-|5|true");
+
+        WriteOutcome sameFence = w.upsert(7L, f(5), Assignments.of("body", "by lease 5"));
+        if (policy == FencePolicy.SAME_OR_NEWER) {
+            assertThat(sameFence).isInstanceOf(Applied.class);
+            assertThat(note(encoding, 7)).isEqualTo("by lease 5|5|false");
+        } else {
+            assertThat(sameFence).isEqualTo(new Stale(resource, 5, 5, policy));
+            assertThat(w.upsert(7L, f(6), Assignments.of("body", "by lease 6"))).isInstanceOf(Applied.class);
+            assertThat(note(encoding, 7)).isEqualTo("by lease 6|6|false");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("policiesAndEncodings")
+    void claimOfAbsentKeyThenStaleCreateIsStale(FencePolicy policy, FenceEncoding encoding) {
+        AtomicInteger statements = new AtomicInteger();
+        FencedWriter w = notesWriter(policy, encoding, counting(statements));
+        String resource = pg.schema.name() + (encoding == FenceEncoding.TEXT ? ".notes_text" : ".notes") + "[id=8]";
+        assertThat(w.claim(8L, f(5))).as("no row to claim, but the fence is recorded").isEqualTo(new NotFound(resource));
+        assertThat(statements.getAndSet(0)).isEqualTo(2);
+        assertThat(note(encoding, 8)).isEqualTo("-|5|true");
+        assertThat(w.upsert(8L, f(4), Assignments.of("body", "zombie"))).isEqualTo(new Stale(resource, 4, 5, policy));
+        assertThat(note(encoding, 8)).isEqualTo("-|5|true");
+
+        assertThat(w.claim(8L, f(6))).as("a newer claim raises the tombstone").isInstanceOf(NotFound.class);
+        assertThat(w.upsert(8L, f(5), Assignments.of("body", "zombie of lease 5"))).isEqualTo(new Stale(resource, 5, 6, policy));
+        assertThat(w.claim(8L, f(6))).isEqualTo(policy == FencePolicy.SAME_OR_NEWER ? new NotFound(resource) : new Stale(resource, 6, 6, policy));
+        assertThat(note(encoding, 8)).isEqualTo("-|6|true");
+
+        assertThat(w.upsert(8L, f(7), Assignments.of("body", "created"))).isInstanceOf(Applied.class);
+        assertThat(w.claim(8L, f(8))).as("claim of a live row").isEqualTo(new Applied(resource, 8));
+        assertThat(note(encoding, 8)).isEqualTo("created|8|false");
+        assertThat(w.upsert(8L, f(7), Assignments.of("body", "zombie"))).isInstanceOf(Stale.class);
+    }
+
+    static Stream<Arguments> policiesAndEncodings() {
+        return Stream.of(FencePolicy.values()).flatMap(p -> Stream.of(FenceEncoding.values()).map(e -> Arguments.of(p, e)));
+    }
+
+    @Test
+    void tombstoneRowsOfTablesWithRequiredColumnsTakePlaceholderValues() throws Exception {
+        FencedWriter w = table().build().on(pg.ds);
+        String resource = pg.schema.name() + ".orders[id=99]";
+        assertThatThrownBy(() -> w.delete(99L, f(5))).isInstanceOfSatisfying(FenceGuardException.class, e -> {
+            assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+            assertThat(e.getMessage()).contains(resource).contains("column \"status\"").contains("SQLSTATE 23502")
+                    .contains("give column \"status\" a default or allow NULL")
+                    .contains("delete(key, fence, Assignments.of(\"status\", ...))");
+        });
+        assertThatThrownBy(() -> w.claim(99L, f(5))).isInstanceOfSatisfying(FenceGuardException.class,
+                e -> assertThat(e.getMessage()).contains("claim(key, fence, Assignments.of(\"status\", ...))"));
+        assertThat(pg.one("SELECT count(*) FROM " + orders)).as("nothing written").isEqualTo("3");
+
+        assertThat(w.delete(99L, f(5), status("(deleted)"))).isEqualTo(new Applied(resource, 5));
+        assertThat(row(99)).isEqualTo("(deleted)|5|t");
+        assertThat(w.upsert(99L, f(4), status("zombie"))).isInstanceOf(Stale.class);
+        assertThat(w.claim(98L, f(5), status("(claimed)"))).isInstanceOf(NotFound.class);
+        assertThat(row(98)).isEqualTo("(claimed)|5|t");
+        assertThat(w.upsert(98L, f(4), status("zombie"))).isInstanceOf(Stale.class);
+
+        w.update(1L, f(5), status("paid")).orThrow();
+        assertThat(w.delete(1L, f(4))).as("a stale delete of an existing row never tries the insert").isInstanceOf(Stale.class);
+        assertThat(w.claim(1L, f(4), status("unused"))).isInstanceOf(Stale.class);
+        assertThat(w.delete(1L, f(6), status("unused"))).as("placeholders never touch an existing row").isInstanceOf(Applied.class);
+        assertThat(row(1)).isEqualTo("paid|6|t");
+        assertThatThrownBy(() -> w.delete(5L, f(1), Assignments.of("fence_deleted", false)))
+                .hasMessageContaining("must not set the key, fence or tombstone");
+    }
+
+    @Test
+    void withoutATombstoneColumnAClaimOfAnAbsentKeyRecordsNothing() throws Exception {
+        FencedWriter w = FencedTable.builder(pg.schema.name(), "notes", "id", "fence_token").withKeyType(Long.class)
+                .withMetrics(LockMetrics.none()).build().on(pg.ds);
+        assertThat(w.claim(9L, f(5))).isInstanceOf(NotFound.class);
+        assertThat(pg.one("SELECT count(*) FROM " + notes)).isEqualTo("0");
+        assertThat(w.upsert(9L, f(4), Assignments.of("body", "documented limit"))).isInstanceOf(Applied.class);
+        assertThatThrownBy(() -> w.claim(9L, f(5), Assignments.of("body", "x"))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("needs a tombstone column");
+        assertThatThrownBy(() -> w.delete(9L, f(5), Assignments.of("body", "x"))).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void deleteOfAbsentKeyJoinsTheCallersTransaction() throws Exception {
+        FencedTable table = FencedTable.builder(pg.schema.name(), "notes", "id", "fence_token").withKeyType(Long.class)
+                .withTombstoneColumn("fence_deleted").withMetrics(LockMetrics.none()).build();
+        DSLContext dsl = DSL.using(pg.ds, SQLDialect.POSTGRES);
+        assertThatThrownBy(() -> dsl.transaction(cfg -> {
+            table.on(cfg.dsl()).delete(11L, f(5)).orThrow();
+            table.on(cfg.dsl()).claim(12L, f(5));
+            throw new IllegalStateException("business rule failed after the delete");
+        })).hasMessageContaining("business rule failed");
+        assertThat(pg.one("SELECT count(*) FROM " + notes)).as("rolled back with the caller").isEqualTo("0");
+        try (Connection c = pg.ds.getConnection()) {
+            c.setAutoCommit(false);
+            assertThat(table.on(c).delete(11L, f(5))).isInstanceOf(Applied.class);
+            assertThat(table.on(c).upsert(11L, f(4), Assignments.of("body", "zombie"))).as("sees its own tombstone").isInstanceOf(Stale.class);
+            c.commit();
+            c.setAutoCommit(true);
+        }
+        assertThat(note(FenceEncoding.INTEGER, 11)).isEqualTo("-|5|true");
+    }
+
+    @Test
+    void concurrentDeleteOfAbsentKeyAndStaleUpsertAlwaysEndDeletedUnderTheNewerFence() throws Exception {
+        FencedTable table = FencedTable.builder(pg.schema.name(), "notes", "id", "fence_token").withKeyType(Long.class)
+                .withTombstoneColumn("fence_deleted").withMetrics(LockMetrics.none()).build();
+        int rounds = 40;
+        CyclicBarrier start = new CyclicBarrier(2);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<List<WriteOutcome>> deletes = pool.submit(() -> {
+                List<WriteOutcome> out = new ArrayList<>();
+                for (long id = 100; id < 100 + rounds; id++) {
+                    start.await(1, TimeUnit.MINUTES);
+                    out.add(table.on(pg.ds).delete(id, f(5)));
+                }
+                return out;
+            });
+            Future<List<WriteOutcome>> zombies = pool.submit(() -> {
+                List<WriteOutcome> out = new ArrayList<>();
+                for (long id = 100; id < 100 + rounds; id++) {
+                    start.await(1, TimeUnit.MINUTES);
+                    out.add(table.on(pg.ds).upsert(id, f(4), Assignments.of("body", "zombie")));
+                }
+                return out;
+            });
+            assertThat(deletes.get(2, TimeUnit.MINUTES)).allMatch(Applied.class::isInstance);
+            assertThat(zombies.get(2, TimeUnit.MINUTES)).allMatch(o -> o instanceof Applied || o instanceof Stale);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(pg.rows("SELECT DISTINCT fence_token || ':' || fence_deleted FROM " + notes)).containsExactly("5:true");
+        assertThat(pg.one("SELECT count(*) FROM " + notes)).isEqualTo(String.valueOf(rounds));
     }
 
     @Test
@@ -170,6 +357,10 @@ class FencedTableTest {
         assertThat(statements.getAndSet(0)).isEqualTo(1);
         w.delete(20L, f(2)).orThrow();
         assertThat(statements.getAndSet(0)).isEqualTo(1);
+        assertThat(w.delete(20L, f(1))).isInstanceOf(Stale.class);
+        assertThat(statements.getAndSet(0)).as("a stale delete reads the row in its second statement").isEqualTo(2);
+        w.delete(21L, f(2), status("(deleted)")).orThrow();
+        assertThat(statements.getAndSet(0)).as("delete of a key never seen").isEqualTo(2);
         assertThat(w.update(1L, f(1), status("stale"))).isInstanceOf(Stale.class);
         assertThat(statements.getAndSet(0)).isEqualTo(2);
     }

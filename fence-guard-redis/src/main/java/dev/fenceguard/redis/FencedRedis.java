@@ -37,12 +37,22 @@ import java.util.function.Supplier;
  *
  * <p>Where fences live:
  * <ul>
- *   <li>strings ({@link #set}): in a companion key {@code fg:fence:{<tag>}:<key>} whose hash tag is
- *       chosen to fall in the same Cluster slot as {@code key} ({@link #fenceKeyOf(String)});</li>
+ *   <li>strings ({@link #set}), keys of other types, keys deleted or claimed while not a hash, keys that
+ *       never existed, and {@link #eval} scripts: in a companion key {@code fg:fence:{<tag>}:<key>} whose
+ *       hash tag is chosen to fall in the same Cluster slot as {@code key} ({@link #fenceKeyOf(String)});</li>
  *   <li>hashes ({@link #hset}): in a field of the hash itself, {@code _fence} by default.</li>
  * </ul>
- * A key is guarded either as a string or as a hash, not both. {@link #delete} keeps a tombstone: a
- * string's fence key stays, a hash keeps only its fence field, so a zombie cannot write it back.
+ * Every operation takes the key's stored fence to be the larger of the two (0 if neither exists), so
+ * a fence recorded one way is honoured by all the others: a delete of a key that never existed refuses
+ * an older {@code hset}, and an {@code hset} refuses an older {@code set}. Once a key has seen fence
+ * {@code f}, no operation with a lower fence changes it, whatever it is and whether it exists.
+ *
+ * <p>{@link #delete} keeps a tombstone: a hash keeps only its fence field, any other key is deleted
+ * and its fence key kept (or created, for a key that never existed), so a zombie cannot write it back.
+ * Tombstones are kept until you remove them: one small key or hash per deleted or claimed-absent key;
+ * see {@code docs/redis.md} for the cost and for when a tombstone may be removed safely. A hash's fence
+ * lives in the hash, so it goes with the hash if you {@code EXPIRE} or {@code DEL} it yourself: delete
+ * guarded hashes with {@link #delete}.
  *
  * <p>Thread-safe. Closing closes the connection it opened (not one you passed in).
  */
@@ -51,6 +61,7 @@ public final class FencedRedis implements AutoCloseable {
     private static final Script SET = Script.load("fenced_set");
     private static final Script HSET = Script.load("fenced_hset");
     private static final Script DEL = Script.load("fenced_del");
+    private static final Script CLAIM = Script.load("fenced_claim");
     private static final String PRELUDE = resource("fenced_eval_prelude.lua");
     private static final String EPILOGUE = resource("fenced_eval_epilogue.lua");
 
@@ -60,6 +71,7 @@ public final class FencedRedis implements AutoCloseable {
     private final String fenceField;
     private final String fencePrefix;
     private final LockMetrics metrics;
+    private final String prelude;
     private final Map<String, Script> userScripts = new ConcurrentHashMap<>();
 
     private FencedRedis(Builder b) {
@@ -69,6 +81,7 @@ public final class FencedRedis implements AutoCloseable {
         this.fenceField = b.fenceField;
         this.fencePrefix = b.fencePrefix;
         this.metrics = b.metrics != null ? b.metrics : LockMetrics.automatic();
+        this.prelude = PRELUDE.replace("${FENCE_FIELD}", luaString(fenceField));
     }
 
     /** Fenced writes on a standalone or Sentinel {@link RedisClient}. */
@@ -101,7 +114,10 @@ public final class FencedRedis implements AutoCloseable {
     }
 
     /**
-     * {@code SET key value} if the policy admits {@code fence} over the key's stored fence.
+     * {@code SET key value} if the policy admits {@code fence} over the key's stored fence (its fence key,
+     * or a hash's fence field if {@code key} holds a hash). A tombstone left by {@link #delete} or
+     * {@link #claim} counts: an older fence is {@code Stale} and the key stays absent; an admitted one
+     * recreates the key.
      *
      * @return {@code Applied} or {@code Stale(stored)}; a key never fenced has fence 0
      * @throws IllegalArgumentException if the key is empty or not valid Unicode (before any I/O)
@@ -111,14 +127,19 @@ public final class FencedRedis implements AutoCloseable {
         Objects.requireNonNull(value, "value");
         Objects.requireNonNull(fence, "fence");
         long r = scripts.integer(SET, key, new String[] {key, RedisKeys.resourceFenceKey(fencePrefix, key)}, value,
-                Long.toString(fence.value()), strictFlag());
+                Long.toString(fence.value()), strictFlag(), fenceField);
         return r > 0 ? new WriteOutcome.Applied(key, fence.value()) : stale(key, fence, -r);
     }
 
     /**
      * {@code HSET key field value ...} plus the fence field, if the policy admits {@code fence} over the
-     * hash's stored fence field.
+     * key's stored fence: the larger of the hash's fence field and the key's fence key (which holds the
+     * tombstone of a key deleted or claimed while it was not a hash, or never existed, and the fence of
+     * {@link #eval} scripts). When applied, the fence is in the hash and the fence key is removed.
      *
+     * @return {@code Applied} or {@code Stale(stored)}
+     * @throws dev.fenceguard.core.FenceGuardException {@code INVALID_ARGUMENT} if {@code key} holds another
+     *     type (nothing written)
      * @throws IllegalArgumentException if {@code fields} is empty or names the fence field, or the key is
      *     empty or not valid Unicode (before any I/O)
      */
@@ -137,16 +158,21 @@ public final class FencedRedis implements AutoCloseable {
             args.add(Objects.requireNonNull(f, "field name"));
             args.add(Objects.requireNonNull(v, "value of field " + f));
         });
-        List<Object> r = scripts.multi(HSET, key, new String[] {key}, args.toArray(String[]::new));
+        List<Object> r = scripts.multi(HSET, key, new String[] {key, RedisKeys.resourceFenceKey(fencePrefix, key)},
+                args.toArray(String[]::new));
         return outcome(r, key, fence);
     }
 
     /**
      * Deletes the string or hash at {@code key} if the policy admits {@code fence}, keeping a tombstone
-     * (the string's fence key; the hash's fence field alone). Deleting again under a newer fence raises
-     * the tombstone's fence.
+     * (a hash's fence field alone; otherwise the key's fence key). Deleting again under a newer fence
+     * raises the tombstone's fence. A key that never existed gets a tombstone too (its fence key), so a
+     * zombie's older {@link #set} or {@link #hset} cannot create it afterwards: the delete is
+     * {@code Applied} whether the key existed, was deleted already, or never existed.
      *
-     * @return {@code Applied}, {@code Stale(stored)}, or {@code NotFound} if there is neither data nor tombstone
+     * @return {@code Applied} (the key is absent and its tombstone holds {@code fence}) or
+     *     {@code Stale(stored)} (nothing changed)
+     * @throws IllegalArgumentException if the key is empty or not valid Unicode (before any I/O)
      */
     public WriteOutcome delete(String key, FenceToken fence) {
         checkKey(key);
@@ -157,25 +183,40 @@ public final class FencedRedis implements AutoCloseable {
     }
 
     /**
-     * Records {@code fence} for string key {@code key} without changing its value. Do this right after
-     * acquiring a lock and <em>before</em> reading the key for a read-modify-write: from then on a
-     * zombie's write is refused, so it cannot slip in between your read and your write.
+     * Records {@code fence} for {@code key} without changing its data (in a hash's fence field, otherwise
+     * in the key's fence key). Do this right after acquiring a lock and <em>before</em> reading the key
+     * for a read-modify-write: from then on a zombie's write is refused, so it cannot slip in between
+     * your read and your write.
      *
-     * @return {@code Applied} or {@code Stale(stored)}
+     * <p>On a key that is absent or deleted, a claim the policy admits still records {@code fence} on the
+     * tombstone (creating one if the key never existed) and returns {@code NotFound}: there is no data,
+     * but older fences are refused from now on. A hash holding only its fence field is a tombstone.
+     *
+     * @return {@code Applied} (the key has data and now holds {@code fence}), {@code NotFound} (no data;
+     *     the tombstone now holds {@code fence}) or {@code Stale(stored)}
+     * @throws IllegalArgumentException if the key is empty or not valid Unicode (before any I/O)
      */
     public WriteOutcome claim(String key, FenceToken fence) {
-        return eval("return nil", List.of(key), List.of(), fence).outcome();
+        checkKey(key);
+        Objects.requireNonNull(fence, "fence");
+        List<Object> r = scripts.multi(CLAIM, key, new String[] {key, RedisKeys.resourceFenceKey(fencePrefix, key)}, fenceField,
+                Long.toString(fence.value()), strictFlag());
+        return outcome(r, key, fence);
     }
 
     /**
      * Runs your own Lua write after the fence check, in the same script. {@code keys.get(0)} is the
-     * guarded resource; its fence is kept in {@link #fenceKeyOf(String)}, appended as the last element
-     * of {@code KEYS}; the fence and the policy flag are appended as the last two elements of
-     * {@code ARGV}. Your code runs as the body of a function and may {@code return} a value. All
-     * {@code keys} must be in one Cluster slot (give them a hash tag).
+     * guarded resource: the check is against its stored fence (its fence key {@link #fenceKeyOf(String)},
+     * or, if it holds a hash, the larger of that and the hash's fence field), and the fence is recorded in
+     * its fence key, which is appended as the last element of {@code KEYS}; the fence and the policy flag
+     * are appended as the last two elements of {@code ARGV}. Your code runs as the body of a function and
+     * may {@code return} a value. All {@code keys} must be in one Cluster slot (give them a hash tag); only
+     * the first is guarded: other keys your code writes carry no fence of their own.
      *
-     * <p>Redis does not roll back a script that fails halfway: writes made before an error stay. The
-     * fence is stored only after your code returns, so validate before you write.
+     * <p>The fence is recorded <em>before</em> your code runs. Redis does not roll back a script that fails
+     * halfway: writes made before an error stay, and so does the fence, which then refuses older writers
+     * as it should. The flip side: a script that fails before writing anything still records its fence
+     * (under {@link FencePolicy#STRICTLY_NEWER} that uses up the lease's one write). Validate before you write.
      *
      * @return the outcome, and your code's return value when applied
      * @throws IllegalArgumentException if {@code keys} is empty or a key is invalid (before any I/O)
@@ -189,7 +230,7 @@ public final class FencedRedis implements AutoCloseable {
             throw new IllegalArgumentException("eval needs at least one key: the guarded resource first");
         }
         keys.forEach(FencedRedis::checkKey);
-        Script script = userScripts.computeIfAbsent(luaBody, body -> Script.of("fenced script", PRELUDE + body + "\n" + EPILOGUE));
+        Script script = userScripts.computeIfAbsent(luaBody, body -> Script.of("fenced script", prelude + body + "\n" + EPILOGUE));
         List<String> allKeys = new ArrayList<>(keys);
         allKeys.add(RedisKeys.resourceFenceKey(fencePrefix, keys.getFirst()));
         List<String> allArgs = new ArrayList<>(args);
@@ -237,6 +278,20 @@ public final class FencedRedis implements AutoCloseable {
         }
         dev.fenceguard.core.internal.Text.requireValidUnicode("key", key);
         return key;
+    }
+
+    /** {@code text} as a Lua string literal: every byte but plain ASCII letters and digits as a decimal escape. */
+    static String luaString(String text) {
+        StringBuilder out = new StringBuilder("\"");
+        for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
+            int c = b & 0xff;
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_') {
+                out.append((char) c);
+            } else {
+                out.append('\\').append(String.format("%03d", c));
+            }
+        }
+        return out.append('"').toString();
     }
 
     private static String resource(String name) {

@@ -1,11 +1,18 @@
--- fence-guard fenced script. The caller's KEYS come first, then fence-guard's fence key (last KEY);
--- the caller's ARGV come first, then the fence and the policy flag (last two ARGV).
--- The fence is checked before the caller's code runs and stored after it returns.
+-- fence-guard fenced script. The caller's KEYS come first, then fence-guard's fence key of KEYS[1]
+-- (last KEY); the caller's ARGV come first, then the fence and the policy flag (last two ARGV).
+-- KEYS[1]'s stored fence is the larger of its fence key and, if it is a hash, its fence field.
+-- The fence is recorded in the fence key before the caller's code runs: Redis keeps the writes a
+-- script made before an error, so the fence must already be there to refuse older writers later.
 local fg_fence_key = KEYS[#KEYS]
 local fg_fence = tonumber(ARGV[#ARGV - 1])
 local fg_strict = ARGV[#ARGV] == '1'
 local fg_stored = tonumber(redis.call('GET', fg_fence_key) or '0')
+if redis.call('TYPE', KEYS[1])['ok'] == 'hash' then
+  local fg_h = tonumber(redis.call('HGET', KEYS[1], ${FENCE_FIELD}) or '0')
+  if fg_h > fg_stored then fg_stored = fg_h end
+end
 if (fg_strict and fg_fence <= fg_stored) or ((not fg_strict) and fg_fence < fg_stored) then
   return {0, fg_stored}
 end
+redis.call('SET', fg_fence_key, ARGV[#ARGV - 1])
 local fg_result = (function()

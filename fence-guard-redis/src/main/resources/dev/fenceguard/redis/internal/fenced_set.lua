@@ -1,9 +1,15 @@
 -- fence-guard fenced SET. KEYS[1] value key, KEYS[2] its fence key (same slot).
--- ARGV[1] value, ARGV[2] fence, ARGV[3] '1' = strictly newer.
+-- ARGV[1] value, ARGV[2] fence, ARGV[3] '1' = strictly newer, ARGV[4] the hash fence field.
+-- The stored fence is the larger of the fence key and, if KEYS[1] is a hash, its fence field: a key
+-- guarded as a hash (or tombstoned as one) is not overwritten by an older fence through SET.
 -- Returns the fence when applied, or minus the stored fence when stale (a stored fence is never 0
 -- then: every fence >= 1 is admitted over 0). A missing fence key counts as 0. One integer reply is
 -- cheaper to decode than a list, and this is the hot path.
 local stored = tonumber(redis.call('GET', KEYS[2]) or '0')
+if redis.call('TYPE', KEYS[1])['ok'] == 'hash' then
+  local h = tonumber(redis.call('HGET', KEYS[1], ARGV[4]) or '0')
+  if h > stored then stored = h end
+end
 local f = tonumber(ARGV[2])
 if (ARGV[3] == '1' and f <= stored) or (ARGV[3] ~= '1' and f < stored) then
   return -stored
