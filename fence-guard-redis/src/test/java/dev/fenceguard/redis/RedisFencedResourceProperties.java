@@ -6,10 +6,12 @@ import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.testkit.FencedResourceProperties;
 import dev.fenceguard.testkit.servers.TestRedis;
 import io.lettuce.core.api.StatefulRedisConnection;
+import java.util.EnumSet;
 import java.util.Optional;
+import java.util.Set;
 import net.jqwik.api.lifecycle.AfterContainer;
 
-/** The fenced-resource template on FencedRedis.set over real Redis. */
+/** The fenced-resource template on FencedRedis set (which creates) and delete over real Redis. */
 class RedisFencedResourceProperties extends FencedResourceProperties {
 
     private static final String PREFIX = TestRedis.keyPrefix("resprops");
@@ -31,6 +33,21 @@ class RedisFencedResourceProperties extends FencedResourceProperties {
     @Override
     protected WriteOutcome write(String id, FenceToken fence, String value, Pause pause) {
         return FENCED.set(PREFIX + id, value, fence);
+    }
+
+    @Override
+    protected WriteOutcome delete(String id, FenceToken fence, Pause pause) {
+        return FENCED.delete(PREFIX + id, fence);
+    }
+
+    @Override
+    protected Set<Operation> operations() {
+        return EnumSet.of(Operation.WRITE, Operation.DELETE);
+    }
+
+    @Override
+    protected boolean writeCreates() {
+        return true;
     }
 
     @Override
