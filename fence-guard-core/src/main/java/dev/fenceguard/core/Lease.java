@@ -2,7 +2,6 @@ package dev.fenceguard.core;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A held lock: key, lock id, fence, TTL, the backend's expiry instant and a local deadline.
@@ -25,19 +24,27 @@ public final class Lease implements AutoCloseable {
 
     enum State { HELD, RELEASED, LOST }
 
-    private final LockClient client;
+    /** What a lease needs of the client that issued it: a way to be released. */
+    interface Owner {
+        /** Releases {@code lease}, bounded in time; never throws. */
+        void closeQuietly(Lease lease);
+    }
+
+    private final Owner owner;
+    private final TimeSource time;
     private final LockKey key;
     private final LockId lockId;
     private final FenceToken fence;
     private final Duration ttl;
     private final long acquiredAtNanos;
-    private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
+    private volatile State state = State.HELD;
     private volatile Instant expiresAt;
     private volatile long deadlineNanos;
 
-    Lease(LockClient client, LockKey key, LockId lockId, FenceToken fence, Duration ttl,
+    Lease(Owner owner, TimeSource time, LockKey key, LockId lockId, FenceToken fence, Duration ttl,
             Instant expiresAt, long sentAtNanos) {
-        this.client = client;
+        this.owner = owner;
+        this.time = time;
         this.key = key;
         this.lockId = lockId;
         this.fence = fence;
@@ -77,60 +84,90 @@ public final class Lease implements AutoCloseable {
      * the local deadline not passed. A {@code true} is a hint, never a guarantee; fences are the guarantee.
      */
     public boolean isValid() {
-        return state.get() == State.HELD && client.timeSource().nanoTime() - deadlineNanos < 0;
+        return state == State.HELD && time.nanoTime() - deadlineNanos < 0;
     }
 
     /** Time left before the local deadline; zero when past it or no longer held. */
     public Duration remaining() {
-        if (state.get() != State.HELD) {
+        if (state != State.HELD) {
             return Duration.ZERO;
         }
-        long left = deadlineNanos - client.timeSource().nanoTime();
+        long left = deadlineNanos - time.nanoTime();
         return left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
     }
 
-    /** Whether a renewal found the lease gone (expired or taken over) or could not renew it in time. */
+    /**
+     * Whether the lease was found lost: a renewal or {@link LockClient#extend extend} found it gone
+     * (expired or taken over), or no renewal succeeded before its local deadline.
+     */
     public boolean isLost() {
-        return state.get() == State.LOST;
+        return state == State.LOST;
     }
 
-    /** Releases the lease; see {@link LockClient#release(Lease)}. Idempotent; never throws. */
+    /**
+     * Releases the lease; see {@link LockClient#release(Lease)}. Idempotent; never throws; waits at most
+     * the client's release timeout ({@link LockClient.Builder#withReleaseTimeout}), then leaves the lock
+     * to expire at its TTL.
+     */
     @Override
     public void close() {
-        client.closeQuietly(this);
+        owner.closeQuietly(this);
     }
 
     @Override
     public String toString() {
         return "Lease[key=" + key + ", fence=" + fence.value() + ", lock=" + lockId.redacted()
-                + ", expiresAt=" + expiresAt + ", state=" + state.get() + "]";
+                + ", expiresAt=" + expiresAt + ", state=" + state + "]";
     }
 
-    // --- used by LockClient ---
+    // --- used by the client and its renewer ---
 
-    LockClient client() {
-        return client;
+    Owner owner() {
+        return owner;
     }
 
     long acquiredAtNanos() {
         return acquiredAtNanos;
     }
 
+    long deadlineNanos() {
+        return deadlineNanos;
+    }
+
     boolean isHeld() {
-        return state.get() == State.HELD;
+        return state == State.HELD;
     }
 
-    /** Moves HELD to RELEASED; true only for the caller that made the move. */
-    boolean markReleased() {
-        return state.compareAndSet(State.HELD, State.RELEASED) || state.compareAndSet(State.LOST, State.RELEASED);
+    /** Moves HELD or LOST to RELEASED; true only for the caller that made the move. */
+    synchronized boolean markReleased() {
+        if (state == State.RELEASED) {
+            return false;
+        }
+        state = State.RELEASED;
+        return true;
     }
 
-    boolean markLost() {
-        return state.compareAndSet(State.HELD, State.LOST);
+    /** Moves HELD to LOST; true only for the caller that made the move. */
+    synchronized boolean markLost() {
+        if (state != State.HELD) {
+            return false;
+        }
+        state = State.LOST;
+        return true;
     }
 
-    void extended(Instant newExpiry, long sentAtNanos, Duration newTtl) {
+    /**
+     * Records a successful extension sent at {@code sentAtNanos}, unless the lease is no longer held: a
+     * late answer never revives a lease already released or declared lost.
+     *
+     * @return whether the extension was recorded
+     */
+    synchronized boolean extended(Instant newExpiry, long sentAtNanos, Duration newTtl) {
+        if (state != State.HELD) {
+            return false;
+        }
         this.expiresAt = newExpiry;
         this.deadlineNanos = sentAtNanos + newTtl.toNanos();
+        return true;
     }
 }

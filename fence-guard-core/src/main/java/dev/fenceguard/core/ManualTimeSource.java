@@ -3,11 +3,17 @@ package dev.fenceguard.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.PriorityQueue;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 
 /**
  * A {@link TimeSource} that moves only when told to, for deterministic tests of expiry, renewal and
  * lease loss. Threads that {@link #sleep(Duration)} wake when {@link #advance(Duration)} has moved
- * the clock past their wake-up time. Thread-safe.
+ * the clock past their wake-up time, and {@link #schedule scheduled} tasks whose time has come run
+ * on the thread that calls {@code advance}, in the order of their due times, before it returns. So
+ * a test that advances the clock sees every renewal, backoff retry and deadline of that stretch
+ * already done. Thread-safe.
  *
  * <pre>{@code
  * ManualTimeSource time = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
@@ -21,6 +27,16 @@ public final class ManualTimeSource implements TimeSource {
     private final Instant start;
     private long elapsedNanos;
     private int sleepers;
+    private long sequence;
+    private final PriorityQueue<Task> tasks = new PriorityQueue<>();
+
+    private record Task(long dueNanos, long order, FutureTask<Void> run) implements Comparable<Task> {
+        @Override
+        public int compareTo(Task o) {
+            int byTime = Long.compare(dueNanos, o.dueNanos);
+            return byTime != 0 ? byTime : Long.compare(order, o.order);
+        }
+    }
 
     /** A clock that reads {@code start} until advanced. */
     public ManualTimeSource(Instant start) {
@@ -57,12 +73,45 @@ public final class ManualTimeSource implements TimeSource {
      *
      * @throws IllegalArgumentException if {@code by} is negative
      */
-    public synchronized void advance(Duration by) {
+    public void advance(Duration by) {
         if (by.isNegative()) {
             throw new IllegalArgumentException("time only moves forward, was asked to advance by " + by);
         }
-        elapsedNanos += by.toNanos();
-        notifyAll();
+        long target;
+        synchronized (this) {
+            target = elapsedNanos + by.toNanos();
+        }
+        // Step through the due tasks one by one, so a task that schedules another within this stretch
+        // (a renewal scheduling the next one) sees it run too, at its own time.
+        while (true) {
+            Task next;
+            synchronized (this) {
+                next = tasks.peek();
+                if (next == null || next.dueNanos() > target) {
+                    elapsedNanos = Math.max(elapsedNanos, target);
+                    notifyAll();
+                    return;
+                }
+                tasks.poll();
+                elapsedNanos = Math.max(elapsedNanos, next.dueNanos());
+                notifyAll();
+            }
+            next.run().run(); // outside the lock: tasks call back into this clock
+        }
+    }
+
+    @Override
+    public Future<?> schedule(Duration delay, Runnable task) {
+        FutureTask<Void> run = new FutureTask<>(task, null);
+        synchronized (this) {
+            tasks.add(new Task(elapsedNanos + Math.max(0, delay.toNanos()), sequence++, run));
+        }
+        return run;
+    }
+
+    /** How many scheduled tasks are waiting to run (cancelled ones included until their time). */
+    public synchronized int pendingTasks() {
+        return (int) tasks.stream().filter(t -> !t.run().isDone()).count();
     }
 
     /**

@@ -2,11 +2,16 @@ package dev.fenceguard.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The one seam between fence-guard and time: wall-clock instants (for expiry instants a backend
  * without its own clock computes), a monotonic nanosecond counter (for local lease deadlines, which
- * must never be fooled by wall-clock jumps) and sleeping (for backoff and renewal).
+ * must never be fooled by wall-clock jumps), sleeping, and timers (for backoff, renewal and call
+ * deadlines, which never hold a thread while they wait).
  *
  * <p>{@link #system()} is the real thing; {@link ManualTimeSource} lets tests move time by hand.
  * Implementations must be thread-safe.
@@ -25,6 +30,26 @@ public interface TimeSource {
      * @throws InterruptedException if the thread is interrupted while waiting
      */
     void sleep(Duration duration) throws InterruptedException;
+
+    /**
+     * Runs {@code task} once, {@code delay} of this source's time from now. Tasks must be short and must
+     * not block: fence-guard uses them to send the next request, never to wait for one. The default
+     * waits on a virtual thread with {@link #sleep}; {@link #system()} uses one shared timer thread.
+     *
+     * @return a handle; cancelling it before the task runs means the task never runs
+     */
+    default Future<?> schedule(Duration delay, Runnable task) {
+        FutureTask<Void> run = new FutureTask<>(task, null);
+        Thread.ofVirtual().name("fence-guard-timer").start(() -> {
+            try {
+                sleep(delay);
+                run.run();
+            } catch (InterruptedException e) {
+                run.cancel(false);
+            }
+        });
+        return run;
+    }
 
     /** The system clocks: {@link Instant#now()}, {@link System#nanoTime()}, {@link Thread#sleep(Duration)}. */
     static TimeSource system() {
@@ -49,6 +74,26 @@ enum SystemTimeSource implements TimeSource {
     public void sleep(Duration duration) throws InterruptedException {
         if (duration.isPositive()) {
             Thread.sleep(duration);
+        }
+    }
+
+    @Override
+    public Future<?> schedule(Duration delay, Runnable task) {
+        return Timer.EXECUTOR.schedule(task, Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
+    }
+
+    /** One daemon thread for every client in the process: timer tasks only send requests, so one is plenty. */
+    private static final class Timer {
+        static final ScheduledThreadPoolExecutor EXECUTOR = create();
+
+        private static ScheduledThreadPoolExecutor create() {
+            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "fence-guard-timer");
+                t.setDaemon(true);
+                return t;
+            });
+            executor.setRemoveOnCancelPolicy(true); // 10,000 cancelled renewals must not pile up
+            return executor;
         }
     }
 }

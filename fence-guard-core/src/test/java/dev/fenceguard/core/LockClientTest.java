@@ -11,11 +11,16 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+@Timeout(60) // a guard against a hang, not a timing assertion
 class LockClientTest {
 
     private static final Duration TTL = Duration.ofSeconds(30);
@@ -24,6 +29,13 @@ class LockClientTest {
     private final InMemoryLockBackend memory = new InMemoryLockBackend(time);
     private final ScriptedBackend backend = new ScriptedBackend(memory);
     private final List<String> events = new CopyOnWriteArrayList<>();
+    /** Threads of the test's own for blocking work: the common pool may have one worker on 2 cores. */
+    private final ExecutorService workers = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopWorkers() {
+        workers.shutdownNow(); // a failed test must not leave work blocked for the next one
+    }
     private final LockClient client = LockClient.builder(backend).withTimeSource(time).withMetrics(LockMetrics.none())
             .onEvents(new LockListener() {
                 @Override
@@ -146,38 +158,58 @@ class LockClientTest {
 
     @Test
     void acquireWaitsWithBackoffUntilTheHolderLetsGo() throws Exception {
-        LockClient real = LockClient.builder(new InMemoryLockBackend()).withBackoff(Duration.ofMillis(1), Duration.ofMillis(5)).build();
-        Lease holder = real.tryAcquire("k", TTL).orElseThrow();
-        CompletableFuture<Optional<Lease>> waiter = CompletableFuture.supplyAsync(() -> {
-            try {
-                return real.acquire("k", TTL, Duration.ofSeconds(10));
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        Thread.sleep(30);
-        assertThat(waiter).isNotDone();
+        Lease holder = client.tryAcquire("k", TTL).orElseThrow();
+        CompletableFuture<Optional<Lease>> waiter = client.async().acquire("k", TTL, Duration.ofSeconds(10)).toCompletableFuture();
+        assertThat(backend.calls).containsExactly("acquire k", "acquire k");
+        assertThat(waiter).as("the retry is a timer task, not a sleeping thread").isNotDone();
         holder.close();
-        assertThat(waiter.get(10, TimeUnit.SECONDS)).map(l -> l.fence().value()).contains(2L);
-        assertThat(real.acquire("k", TTL, Duration.ofMillis(20))).as("gives up after maxWait").isEmpty();
+        time.advance(Duration.ofSeconds(2)); // past the first backoff delay (at most 10 ms, then 20 ms, ...)
+        assertThat(waiter).isCompleted();
+        assertThat(waiter.join()).map(l -> l.fence().value()).contains(2L);
+        CompletableFuture<Optional<Lease>> late = client.async().acquire("k", TTL, Duration.ofSeconds(3)).toCompletableFuture();
+        time.advance(Duration.ofSeconds(3));
+        assertThat(late).as("gives up after maxWait").isCompletedWithValue(Optional.empty());
     }
 
     @Test
     void acquireIsInterruptibleAndHoldsNothingAfterwards() throws Exception {
-        LockClient real = LockClient.builder(new InMemoryLockBackend()).build();
-        real.tryAcquire("k", TTL).orElseThrow();
+        Lease holder = client.tryAcquire("k", TTL).orElseThrow();
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         Thread waiter = Thread.ofPlatform().start(() -> {
             try {
-                real.acquire("k", TTL, Duration.ofMinutes(5));
+                client.acquire("k", TTL, Duration.ofMinutes(5));
             } catch (Throwable t) {
                 thrown.set(t);
             }
         });
-        Thread.sleep(30);
+        awaitCalls("acquire k", 2); // the waiter tried once and is now waiting for its retry
         waiter.interrupt();
-        waiter.join(5_000);
+        waiter.join();
         assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+        holder.close();
+        time.advance(Duration.ofMinutes(6)); // the cancelled waiter's retries never run
+        assertThat(backend.calls).filteredOn("acquire k"::equals).hasSize(2);
+        assertThat(client.lookup("k")).isEmpty();
+    }
+
+    @Test
+    void aGrantThatArrivesAfterTheCallerGaveUpIsReleased() {
+        backend.hangAcquire = true;
+        CompletableFuture<Optional<Lease>> attempt = client.async().tryAcquire("k", TTL).toCompletableFuture();
+        time.advance(Duration.ofSeconds(10)); // the call timeout
+        assertThat(attempt).isCompletedExceptionally();
+        assertThatThrownBy(attempt::join).hasCauseInstanceOf(FenceGuardException.class).hasMessageContaining("TIMEOUT");
+        backend.hangAcquire = false;
+        backend.answerHungCalls(); // the server grants now, too late
+        assertThat(backend.calls).containsExactly("acquire k", "release k");
+        assertThat(client.lookup("k")).as("no lock left behind").isEmpty();
+
+        backend.hangAcquire = true;
+        CompletableFuture<Optional<Lease>> cancelled = client.async().acquire("k", TTL, Duration.ofMinutes(1)).toCompletableFuture();
+        cancelled.cancel(false);
+        backend.hangAcquire = false;
+        backend.answerHungCalls();
+        assertThat(client.lookup("k")).as("a grant after a cancel is released").isEmpty();
     }
 
     @Test
@@ -227,74 +259,150 @@ class LockClientTest {
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
-        });
-        assertThat(workStarted.await(5, TimeUnit.SECONDS)).isTrue();
-        // Three renewal periods of 10 s each, then 25 s more: without renewal the 30 s lease would be gone.
+        }, workers);
+        workStarted.await();
+        // Six renewal periods of 10 s: without renewal the 30 s lease would be gone after three.
         for (int i = 0; i < 6; i++) {
-            assertThat(time.awaitSleepers(1, Duration.ofSeconds(5))).isTrue();
             time.advance(Duration.ofSeconds(10));
-            awaitCalls("extend job", i + 1);
+            assertThat(backend.calls).filteredOn("extend job"::equals).hasSize(i + 1);
         }
         assertThat(seen.get().isValid()).isTrue();
         assertThat(client.lookup("job")).isPresent();
         finishWork.countDown();
-        assertThat(result.get(5, TimeUnit.SECONDS)).contains(1L);
+        assertThat(result.get()).contains(1L);
         assertThat(client.lookup("job")).as("released when the work ended").isEmpty();
         assertThat(events).isEmpty();
+        time.advance(Duration.ofMinutes(1));
+        assertThat(backend.calls).as("renewal stopped with the work").filteredOn("extend job"::equals).hasSize(6);
     }
 
     @Test
     void withLockReportsLossWhenTheBackendNoLongerHoldsTheLease() throws Exception {
+        CountDownLatch workStarted = new CountDownLatch(1);
         CountDownLatch finishWork = new CountDownLatch(1);
         AtomicReference<Lease> seen = new AtomicReference<>();
         CompletableFuture<Optional<Boolean>> result = CompletableFuture.supplyAsync(() -> {
             try {
                 return client.withLock("job", TTL, Duration.ZERO, lease -> {
                     seen.set(lease);
+                    workStarted.countDown();
                     finishWork.await();
                     return lease.isValid();
                 });
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
-        });
-        assertThat(time.awaitSleepers(1, Duration.ofSeconds(5))).isTrue();
-        // Someone else's release-and-acquire can only happen after expiry; simulate a long stall of the
-        // renewer itself by jumping past the TTL in one step.
-        time.advance(Duration.ofSeconds(31));
+        }, workers);
+        workStarted.await();
+        // Someone takes the lock over behind our back (an operator, a split brain): the next renewal finds it gone.
+        memory.release(seen.get().key(), seen.get().lockId());
         Lease thief = client.tryAcquire("job", TTL).orElseThrow();
-        awaitEvent("lost job");
+        time.advance(Duration.ofSeconds(10));
+        assertThat(events).containsExactly("lost job");
         assertThat(seen.get().isValid()).isFalse();
         assertThat(seen.get().isLost()).isTrue();
         finishWork.countDown();
-        assertThat(result.get(5, TimeUnit.SECONDS)).contains(false);
+        assertThat(result.get()).contains(false);
         assertThat(client.lookup("job")).map(LockInfo::fence).as("the thief keeps its lock").contains(thief.fence());
     }
 
     @Test
     void withLockReportsLossWhenRenewalsFailUntilTheDeadline() throws Exception {
+        CountDownLatch workStarted = new CountDownLatch(1);
         CountDownLatch finishWork = new CountDownLatch(1);
         CompletableFuture<Optional<String>> result = CompletableFuture.supplyAsync(() -> {
             try {
                 return client.withLock("job", TTL, Duration.ZERO, lease -> {
+                    workStarted.countDown();
                     finishWork.await();
                     return "done";
                 });
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
-        });
+        }, workers);
+        workStarted.await();
         backend.failExtend = true;
-        for (int i = 0; i < 3; i++) {
-            assertThat(time.awaitSleepers(1, Duration.ofSeconds(5))).isTrue();
-            time.advance(Duration.ofSeconds(10));
-            awaitCalls("extend job", i + 1);
-        }
-        awaitEvent("lost job after FenceGuardException");
-        assertThat(events).containsExactly("renew failed job", "renew failed job", "renew failed job",
-                "lost job after FenceGuardException");
+        time.advance(Duration.ofSeconds(30)); // renewals at 10 s, then retries sooner, until the deadline at 30 s
+        assertThat(events.getLast()).isEqualTo("lost job after FenceGuardException");
+        assertThat(events.subList(0, events.size() - 1)).isNotEmpty().containsOnly("renew failed job");
         finishWork.countDown();
-        assertThat(result.get(5, TimeUnit.SECONDS)).contains("done");
+        assertThat(result.get()).contains("done");
+    }
+
+    @Test
+    void aHungRenewalIsDeclaredLostAtTheDeadlineAndItsLateAnswerRevivesNothing() throws Exception {
+        CountDownLatch workStarted = new CountDownLatch(1);
+        CountDownLatch finishWork = new CountDownLatch(1);
+        AtomicReference<Lease> seen = new AtomicReference<>();
+        CompletableFuture<Optional<String>> result = CompletableFuture.supplyAsync(() -> {
+            try {
+                return client.withLock("job", TTL, Duration.ZERO, lease -> {
+                    seen.set(lease);
+                    workStarted.countDown();
+                    finishWork.await();
+                    return "done";
+                });
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }, workers);
+        workStarted.await();
+        backend.hangExtend = true;
+        time.advance(Duration.ofSeconds(10)); // the renewal is sent and never answers
+        assertThat(events).isEmpty();
+        assertThat(seen.get().isLost()).isFalse();
+        time.advance(Duration.ofSeconds(20).minusMillis(1));
+        assertThat(seen.get().isLost()).as("still inside the deadline").isFalse();
+        time.advance(Duration.ofMillis(1)); // the local deadline, 30 s after the acquire was sent
+        assertThat(seen.get().isLost()).isTrue();
+        assertThat(events).contains("lost job after FenceGuardException");
+        backend.hangExtend = false;
+        // The server answers at last (the in-memory backend has expired the lease by now; extend on a real
+        // server could still succeed): the lease stays lost either way.
+        backend.answerHungCalls();
+        assertThat(seen.get().isLost()).isTrue();
+        assertThat(seen.get().isValid()).isFalse();
+        finishWork.countDown();
+        assertThat(result.get()).contains("done");
+    }
+
+    @Test
+    void aLateSuccessfulExtensionIsUndoneNotRevived() {
+        Lease lease = client.tryAcquire("job", TTL).orElseThrow();
+        backend.hangExtend = true;
+        CompletableFuture<Boolean> extending = client.async().extend(lease, TTL).toCompletableFuture();
+        time.advance(Duration.ofSeconds(29)); // the call is bounded by the 30 s the lease has left
+        assertThat(extending).isNotDone();
+        // The server extends the lock while the lease still lives there, but the answer is held up.
+        memory.extend(lease.key(), lease.lockId(), TTL);
+        time.advance(Duration.ofSeconds(1));
+        assertThat(extending).isCompletedExceptionally();
+        assertThat(lease.isValid()).isFalse();
+        assertThat(events).containsExactly("renew failed job", "lost job after FenceGuardException");
+        assertThat(lease.isLost()).isTrue();
+        backend.hangExtend = false;
+        backend.answerHungCalls(); // late success: the server kept the lock alive for a lease we gave up
+        assertThat(lease.isValid()).as("a late answer never revives a lease").isFalse();
+        assertThat(client.lookup("job")).as("the lock it kept alive is released at once, not left to expire").isEmpty();
+        lease.close();
+    }
+
+    @Test
+    void theReleaseAtTheEndOfWithLockIsBoundedWhenTheBackendHangs() throws Exception {
+        backend.hangRelease = true;
+        CompletableFuture<Optional<String>> result = CompletableFuture.supplyAsync(() -> {
+            try {
+                return client.withLock("job", TTL, Duration.ZERO, lease -> "done");
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }, workers);
+        awaitCalls("release job", 1);
+        assertThat(result).isNotDone();
+        time.advance(Duration.ofSeconds(2)); // the default release timeout
+        assertThat(result.get()).contains("done");
+        assertThat(events).containsExactly("release failed job");
     }
 
     @Test

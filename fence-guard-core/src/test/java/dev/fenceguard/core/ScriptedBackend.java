@@ -6,19 +6,29 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import dev.fenceguard.core.memory.InMemoryLockBackend;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
 
-/** Delegates to a real backend, records calls, and fails on command: for the client's error paths. */
+/**
+ * Delegates to an in-memory backend, records calls, and fails or hangs on command: for the client's
+ * error paths. A hung call returns a stage the test completes when it wants (a late answer).
+ */
 final class ScriptedBackend implements LockBackend {
-    final LockBackend delegate;
+    final InMemoryLockBackend delegate;
     final List<String> calls = new CopyOnWriteArrayList<>();
+    final List<CompletableFuture<?>> hung = new CopyOnWriteArrayList<>();
     volatile Predicate<LockKey> failAcquire = k -> false;
     volatile boolean failExtend;
     volatile boolean failRelease;
+    volatile boolean hangExtend;
+    volatile boolean hangRelease;
+    volatile boolean hangAcquire;
     volatile long fenceOverride = -1;
 
-    ScriptedBackend(LockBackend delegate) {
+    ScriptedBackend(InMemoryLockBackend delegate) {
         this.delegate = delegate;
     }
 
@@ -28,38 +38,63 @@ final class ScriptedBackend implements LockBackend {
     }
 
     @Override
-    public Optional<Grant> tryAcquire(LockKey key, LockId lockId, Duration ttl) {
+    public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         calls.add("acquire " + key);
         if (failAcquire.test(key)) {
-            throw new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "scripted outage");
+            return CompletableFuture.failedFuture(new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "scripted outage"));
+        }
+        if (hangAcquire) {
+            // Answers only when the test completes it: then the delegate grants, as a slow server would.
+            CompletableFuture<Optional<Grant>> late = new CompletableFuture<>();
+            hung.add(late);
+            return late.thenApply(ignored -> delegate.tryAcquire(key, lockId, ttl));
         }
         Optional<Grant> grant = delegate.tryAcquire(key, lockId, ttl);
         if (fenceOverride >= 0) {
-            return grant.map(g -> new Grant(fenceOverride, g.expiresAt()));
+            return CompletableFuture.completedFuture(grant.map(g -> new Grant(fenceOverride, g.expiresAt())));
         }
-        return grant;
+        return CompletableFuture.completedFuture(grant);
     }
 
     @Override
-    public boolean release(LockKey key, LockId lockId) {
+    public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
         calls.add("release " + key);
         if (failRelease) {
-            throw new FenceGuardException(ErrorCode.TIMEOUT, key.value(), "scripted timeout");
+            return CompletableFuture.failedFuture(new FenceGuardException(ErrorCode.TIMEOUT, key.value(), "scripted timeout"));
         }
-        return delegate.release(key, lockId);
+        if (hangRelease) {
+            CompletableFuture<Boolean> late = new CompletableFuture<>();
+            hung.add(late);
+            return late.thenApply(ignored -> delegate.release(key, lockId));
+        }
+        return CompletableFuture.completedFuture(delegate.release(key, lockId));
     }
 
     @Override
-    public Optional<Instant> extend(LockKey key, LockId lockId, Duration ttl) {
+    public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         calls.add("extend " + key);
         if (failExtend) {
-            throw new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "scripted outage");
+            return CompletableFuture.failedFuture(new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "scripted outage"));
         }
-        return delegate.extend(key, lockId, ttl);
+        if (hangExtend) {
+            CompletableFuture<Optional<Instant>> late = new CompletableFuture<>();
+            hung.add(late);
+            return late.thenApply(ignored -> delegate.extend(key, lockId, ttl));
+        }
+        return CompletableFuture.completedFuture(delegate.extend(key, lockId, ttl));
     }
 
     @Override
-    public Optional<LockInfo> lookup(LockKey key) {
-        return delegate.lookup(key);
+    public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
+        return CompletableFuture.completedFuture(delegate.lookup(key));
+    }
+
+    /** Lets every hung call answer now (as the server would have, late). */
+    @SuppressWarnings("unchecked")
+    void answerHungCalls() {
+        for (CompletableFuture<?> f : hung) {
+            ((CompletableFuture<Object>) f).complete(null);
+        }
+        hung.clear();
     }
 }

@@ -15,6 +15,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * A lock backend in this process's memory: for users' unit tests, and the reference model the
@@ -23,7 +25,7 @@ import java.util.Optional;
  *
  * <p>Fences are a dense counter per key that is never forgotten while this object lives: the first
  * grant of a key gets fence 1, every later one the next number. Nothing survives the process, so it
- * is no lock between processes.
+ * is no lock between processes. Its stages are complete when returned: there is no I/O to wait for.
  */
 public final class InMemoryLockBackend implements LockBackend {
 
@@ -52,6 +54,30 @@ public final class InMemoryLockBackend implements LockBackend {
     }
 
     @Override
+    public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+        try {
+            return CompletableFuture.completedFuture(tryAcquire(key, lockId, ttl));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
+        return CompletableFuture.completedFuture(release(key, lockId));
+    }
+
+    @Override
+    public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+        return CompletableFuture.completedFuture(extend(key, lockId, ttl));
+    }
+
+    @Override
+    public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
+        return CompletableFuture.completedFuture(lookup(key));
+    }
+
+    /** {@link #tryAcquire(LockKey, LockId, Duration, Duration)} without the stage: answers at once. */
     public synchronized Optional<Grant> tryAcquire(LockKey key, LockId lockId, Duration ttl) {
         Instant now = time.now();
         Slot slot = slots.get(key);
@@ -68,7 +94,7 @@ public final class InMemoryLockBackend implements LockBackend {
         return Optional.of(new Grant(last + 1, expiresAt));
     }
 
-    @Override
+    /** {@link #release(LockKey, LockId, Duration)} without the stage: answers at once. */
     public synchronized boolean release(LockKey key, LockId lockId) {
         Slot slot = slots.get(key);
         if (slot == null || !lockId.equals(slot.holder()) || !slot.liveAt(time.now())) {
@@ -78,7 +104,7 @@ public final class InMemoryLockBackend implements LockBackend {
         return true;
     }
 
-    @Override
+    /** {@link #extend(LockKey, LockId, Duration, Duration)} without the stage: answers at once. */
     public synchronized Optional<Instant> extend(LockKey key, LockId lockId, Duration ttl) {
         Instant now = time.now();
         Slot slot = slots.get(key);
@@ -90,7 +116,7 @@ public final class InMemoryLockBackend implements LockBackend {
         return Optional.of(expiresAt);
     }
 
-    @Override
+    /** {@link #lookup(LockKey, Duration)} without the stage: answers at once. */
     public synchronized Optional<LockInfo> lookup(LockKey key) {
         Slot slot = slots.get(key);
         if (slot == null || !slot.liveAt(time.now())) {

@@ -6,20 +6,30 @@ import dev.fenceguard.core.LockKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 
 /**
  * What a lock store must do for fence-guard. Users do not call this directly: they wrap a backend in
- * a {@link dev.fenceguard.core.LockClient}, which validates input, keeps local deadlines, logs and
- * measures.
+ * a {@link dev.fenceguard.core.LockClient} (or its {@link dev.fenceguard.core.AsyncLockClient} face),
+ * which validates input, keeps local deadlines, renews, logs and measures.
  *
- * <p>Every method is one round trip and atomic on the server. Keys, lock ids and TTLs arrive
- * validated (TTL: whole milliseconds, at least 1 ms). Expiry is judged by the backend's clock where it
- * has one. Contention is a result, never an exception. Driver failures are thrown as
- * {@link dev.fenceguard.core.FenceGuardException} with a mapped {@link dev.fenceguard.core.ErrorCode}.
+ * <p>Every method is one round trip and atomic on the server, and asynchronous: it returns at once
+ * and never blocks the calling thread (the client calls it from its timer thread). Backends over an
+ * asynchronous driver complete the stage from the driver's callbacks; backends over a blocking driver
+ * (JDBC) run the call on an executor. A call that has not finished within {@code timeout} completes
+ * exceptionally with {@link dev.fenceguard.core.ErrorCode#TIMEOUT}; a backend should also make the
+ * server give up by then where it can (a statement or lock timeout, a call deadline), so that a hung
+ * call holds no thread and no server resource much past its time. The client enforces the timeout
+ * too, and releases a grant that arrives after it gave up.
+ *
+ * <p>Keys, lock ids and TTLs arrive validated (TTL: whole milliseconds, at least 1 ms; timeout:
+ * positive). Expiry is judged by the backend's clock where it has one. Contention is a result, never
+ * an exception. Driver failures complete the stage with a
+ * {@link dev.fenceguard.core.FenceGuardException} carrying a mapped {@link dev.fenceguard.core.ErrorCode}.
  *
  * <p>Fences: per key, every grant carries a fence greater than any fence granted before for that key,
  * across restarts of the client and of the backend. A backend whose next fence would exceed
- * {@link dev.fenceguard.core.FenceToken#MAX_VALUE} throws {@code FENCE_EXHAUSTED} and takes no lock.
+ * {@link dev.fenceguard.core.FenceToken#MAX_VALUE} fails with {@code FENCE_EXHAUSTED} and takes no lock.
  *
  * <p>Implementations must be thread-safe. The testkit's contract suite checks all of the above.
  */
@@ -33,14 +43,14 @@ public interface LockBackend {
      *
      * @return the grant, or empty if a live lease holds the key
      */
-    Optional<Grant> tryAcquire(LockKey key, LockId lockId, Duration ttl);
+    CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout);
 
     /**
      * Frees the lock if {@code lockId} holds a live lease on it.
      *
      * @return true only if that lease was live and is now released; false otherwise (idempotent)
      */
-    boolean release(LockKey key, LockId lockId);
+    CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout);
 
     /**
      * Sets the expiry of a live lease to backend-now + {@code ttl}. Keeps the fence. Never revives an
@@ -48,8 +58,8 @@ public interface LockBackend {
      *
      * @return the new expiry, or empty if {@code lockId} holds no live lease on the key
      */
-    Optional<Instant> extend(LockKey key, LockId lockId, Duration ttl);
+    CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout);
 
     /** The fence and expiry of the live lease on {@code key}, if any (for diagnostics only). */
-    Optional<LockInfo> lookup(LockKey key);
+    CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout);
 }

@@ -1,0 +1,424 @@
+package dev.fenceguard.core;
+
+import dev.fenceguard.core.internal.Backoff;
+import dev.fenceguard.core.internal.Checks;
+import dev.fenceguard.core.spi.Grant;
+import dev.fenceguard.core.spi.LockBackend;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The non-blocking face of a {@link LockClient}: the same operations, each returning a
+ * {@link CompletionStage} at once. No thread waits for a lock: retries are scheduled on a timer, every
+ * backend call is bounded by a timeout, and renewal needs no thread per lease. Get one with
+ * {@link LockClient#async()}; both faces share settings, leases and the renewer, and the blocking one
+ * is a thin wait on this one.
+ *
+ * <pre>{@code
+ * AsyncLockClient locks = LockClient.builder(backend).build().async();
+ * locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5),
+ *         lease -> orders.updateAsync(42, newState, lease.fence()))
+ *      .thenAccept(result -> ...);
+ * }</pre>
+ *
+ * <p>Invalid arguments throw {@link IllegalArgumentException} (or {@link NullPointerException}) at
+ * once, before any I/O, rather than failing the stage. Backend failures complete the stage with a
+ * {@link FenceGuardException}. Cancelling a stage returned by an acquire leaves no lock behind: a
+ * grant that arrives after the cancel is released. Dependent actions you attach may run on
+ * fence-guard's timer thread or a driver's thread: attach blocking work with the {@code *Async}
+ * methods of {@link CompletionStage}. Kotlin coroutines can {@code await()} these stages.
+ * Immutable and thread-safe.
+ */
+public final class AsyncLockClient implements Lease.Owner {
+
+    private static final Logger log = LoggerFactory.getLogger(LockClient.class);
+    private static final int MAX_WARNED_KEYS = 10_000;
+    /** Keys already warned about for high fences: "once per key per process", bounded. */
+    private static final Set<LockKey> WARNED_KEYS = ConcurrentHashMap.newKeySet();
+
+    private final LockBackend backend;
+    private final TimeSource time;
+    private final LockListener listener;
+    private final LockMetrics metrics;
+    private final Backoff backoff;
+    private final Duration callTimeout;
+    private final Duration releaseTimeout;
+    private final LeaseRenewer renewer;
+
+    AsyncLockClient(LockBackend backend, TimeSource time, LockListener listener, LockMetrics metrics, Backoff backoff,
+            Duration callTimeout, Duration releaseTimeout) {
+        this.backend = backend;
+        this.time = time;
+        this.listener = listener;
+        this.metrics = metrics;
+        this.backoff = backoff;
+        this.callTimeout = callTimeout;
+        this.releaseTimeout = releaseTimeout;
+        this.renewer = new LeaseRenewer(backend, time, listener, metrics, releaseTimeout);
+    }
+
+    /** The backend this client talks to. */
+    public LockBackend backend() {
+        return backend;
+    }
+
+    /**
+     * One attempt to take the lock on {@code key}, without waiting.
+     *
+     * @return a stage of the lease, or of empty if another live lease holds the key; it fails with a
+     *     {@link FenceGuardException} if the backend fails or does not answer within the call timeout
+     * @throws IllegalArgumentException if the key or TTL is invalid (before any I/O)
+     */
+    public CompletionStage<Optional<Lease>> tryAcquire(String key, Duration ttl) {
+        LockKey lockKey = LockKey.of(key);
+        return attempt(lockKey, Checks.ttl(ttl, lockKey));
+    }
+
+    /**
+     * Takes the lock on {@code key}, retrying with exponential backoff and full jitter for up to
+     * {@code maxWait}. Retries are timer tasks: no thread waits in between.
+     *
+     * @return a stage of the lease, or of empty if the key stayed held for {@code maxWait}
+     * @throws IllegalArgumentException if the key, TTL or wait is invalid (before any I/O)
+     */
+    public CompletionStage<Optional<Lease>> acquire(String key, Duration ttl, Duration maxWait) {
+        LockKey lockKey = LockKey.of(key);
+        return acquire(lockKey, Checks.ttl(ttl, lockKey), Checks.maxWait(maxWait, lockKey));
+    }
+
+    /**
+     * Takes every lock in {@code keys} in the global {@link LockKey} order, all or nothing, within one
+     * shared {@code maxWait}; see {@link LockClient#acquireAll}.
+     *
+     * @throws IllegalArgumentException if {@code keys} is empty or any key, the TTL or the wait is invalid
+     */
+    public CompletionStage<Optional<LeaseSet>> acquireAll(Collection<String> keys, Duration ttl, Duration maxWait) {
+        Objects.requireNonNull(keys, "keys");
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("acquireAll needs at least one key");
+        }
+        List<LockKey> ordered = keys.stream().map(LockKey::of).distinct().sorted().toList();
+        Checks.ttl(ttl, ordered.getFirst());
+        Checks.maxWait(maxWait, ordered.getFirst());
+        long deadline = time.nanoTime() + maxWait.toNanos();
+        CompletableFuture<Optional<LeaseSet>> out = new CompletableFuture<>();
+        takeNext(ordered, 0, new ArrayList<>(), ttl, deadline, out);
+        return out;
+    }
+
+    private void takeNext(List<LockKey> keys, int index, List<Lease> taken, Duration ttl, long deadline,
+            CompletableFuture<Optional<LeaseSet>> out) {
+        if (index == keys.size()) {
+            if (!out.complete(Optional.of(new LeaseSet(taken)))) {
+                releaseAllQuietly(taken); // cancelled meanwhile
+            }
+            return;
+        }
+        if (out.isDone()) {
+            releaseAllQuietly(taken);
+            return;
+        }
+        Duration left = Duration.ofNanos(Math.max(0, deadline - time.nanoTime()));
+        acquire(keys.get(index), ttl, left).whenComplete((lease, error) -> {
+            if (error != null || lease.isEmpty()) {
+                if (error == null) {
+                    log.debug("acquireAll gave up at key '{}' after taking {} of {} keys", keys.get(index), taken.size(), keys.size());
+                }
+                releaseAllQuietly(taken);
+                if (error != null) {
+                    out.completeExceptionally(Calls.unwrap(error));
+                } else {
+                    out.complete(Optional.empty());
+                }
+                return;
+            }
+            taken.add(lease.get());
+            takeNext(keys, index + 1, taken, ttl, deadline, out);
+        });
+    }
+
+    private void releaseAllQuietly(List<Lease> taken) {
+        for (int i = taken.size() - 1; i >= 0; i--) {
+            releaseQuietly(taken.get(i));
+        }
+    }
+
+    /**
+     * Runs {@code work} while holding the lock on {@code key}: acquires it (waiting up to
+     * {@code maxWait}), passes the lease to the work, renews the lease while the work's stage is
+     * pending, and releases it when that stage completes normally, exceptionally or is cancelled.
+     * Cancelling the returned stage cancels the work's stage and releases the lease. Loss is reported as
+     * for {@link LockClient#withLock}.
+     *
+     * @param work starts the work; must not return null
+     * @return a stage of the work's result, or of empty if the lock could not be had within {@code maxWait}
+     * @throws IllegalArgumentException if the key, TTL or wait is invalid (before any I/O)
+     */
+    public <T> CompletionStage<Optional<T>> withLock(String key, Duration ttl, Duration maxWait,
+            Function<? super Lease, ? extends CompletionStage<T>> work) {
+        Objects.requireNonNull(work, "work");
+        LockKey lockKey = LockKey.of(key);
+        Checks.ttl(ttl, lockKey);
+        Checks.maxWait(maxWait, lockKey);
+        CompletableFuture<Optional<T>> out = new CompletableFuture<>();
+        CompletableFuture<Optional<Lease>> acquiring = acquire(lockKey, ttl, maxWait);
+        out.whenComplete((v, e) -> {
+            if (out.isCancelled()) {
+                acquiring.cancel(false);
+            }
+        });
+        acquiring.whenComplete((acquired, error) -> {
+            if (error != null) {
+                out.completeExceptionally(Calls.unwrap(error));
+                return;
+            }
+            if (acquired.isEmpty()) {
+                out.complete(Optional.empty());
+                return;
+            }
+            Lease lease = acquired.get();
+            renewer.start(lease);
+            CompletableFuture<T> running;
+            try {
+                running = Objects.requireNonNull(work.apply(lease), "withLock work must not return a null stage").toCompletableFuture();
+            } catch (RuntimeException | Error e) {
+                running = CompletableFuture.failedFuture(e);
+            }
+            CompletableFuture<T> job = running;
+            out.whenComplete((v, e) -> {
+                if (out.isCancelled()) {
+                    job.cancel(true);
+                }
+            });
+            job.whenComplete((value, failure) -> release(lease).handle((released, releaseError) -> {
+                if (releaseError != null) {
+                    reportReleaseFailure(lease, Calls.unwrap(releaseError));
+                }
+                if (failure != null) {
+                    out.completeExceptionally(Calls.unwrap(failure));
+                } else if (value == null) {
+                    out.completeExceptionally(new NullPointerException("withLock work must not complete with null"));
+                } else {
+                    out.complete(Optional.of(value));
+                }
+                return null;
+            }));
+        });
+        return out;
+    }
+
+    /**
+     * Releases {@code lease}, waiting at most the release timeout for the backend. Idempotent: only the
+     * first call can answer true.
+     *
+     * @return a stage of true only if the lease was live on the backend and is now released; it fails
+     *     with a {@link FenceGuardException} if the backend fails or does not answer in time (the lock
+     *     then expires at its TTL)
+     * @throws IllegalArgumentException if the lease came from another client
+     */
+    public CompletionStage<Boolean> release(Lease lease) {
+        requireOwn(lease);
+        return releaseInternal(lease);
+    }
+
+    private CompletableFuture<Boolean> releaseInternal(Lease lease) {
+        boolean wasHeld = lease.isHeld();
+        if (!lease.markReleased()) {
+            return CompletableFuture.completedFuture(false);
+        }
+        renewer.stop(lease);
+        if (wasHeld) {
+            metrics.held(backend.name(), Duration.ofNanos(time.nanoTime() - lease.acquiredAtNanos()));
+        }
+        return Calls.bounded(time, releaseTimeout, lease.key(), "release",
+                () -> backend.release(lease.key(), lease.lockId(), releaseTimeout), null)
+                .whenComplete((released, error) -> {
+                    if (error == null) {
+                        log.debug("released lock '{}' fence {} lock {}: {}", lease.key(), lease.fence().value(),
+                                lease.lockId().redacted(), released ? "was live" : "was not live");
+                    }
+                });
+    }
+
+    /**
+     * Extends a live lease: backend expiry = backend now + {@code ttl}; same fence; never revives an
+     * expired lease. The call is bounded by the time the lease has left. A false answer marks the lease
+     * lost and tells the listener, as a failed background renewal does.
+     *
+     * @return a stage of true if the lease was live and is now extended
+     * @throws IllegalArgumentException if the lease came from another client or the TTL is invalid
+     */
+    public CompletionStage<Boolean> extend(Lease lease, Duration ttl) {
+        requireOwn(lease);
+        Checks.ttl(ttl, lease.key());
+        return renewer.extend(lease, ttl);
+    }
+
+    /**
+     * The fence and expiry of the live lease on {@code key}, if any. For diagnostics.
+     *
+     * @throws IllegalArgumentException if the key is invalid (before any I/O)
+     */
+    public CompletionStage<Optional<LockInfo>> lookup(String key) {
+        LockKey lockKey = LockKey.of(key);
+        return Calls.bounded(time, callTimeout, lockKey, "lookup", () -> backend.lookup(lockKey, callTimeout), null);
+    }
+
+    // --- shared with the blocking face ---
+
+    CompletableFuture<Optional<Lease>> acquire(LockKey key, Duration ttl, Duration maxWait) {
+        CompletableFuture<Optional<Lease>> out = new CompletableFuture<>();
+        tryUntil(key, ttl, time.nanoTime() + maxWait.toNanos(), 0, out);
+        return out;
+    }
+
+    private void tryUntil(LockKey key, Duration ttl, long deadline, int attempt, CompletableFuture<Optional<Lease>> out) {
+        if (out.isDone()) {
+            return; // cancelled
+        }
+        attempt(key, ttl).whenComplete((lease, error) -> {
+            if (error != null) {
+                out.completeExceptionally(Calls.unwrap(error));
+                return;
+            }
+            if (lease.isPresent()) {
+                if (!out.complete(lease)) {
+                    releaseQuietly(lease.get()); // the caller gave up meanwhile
+                }
+                return;
+            }
+            long left = deadline - time.nanoTime();
+            if (left <= 0) {
+                out.complete(Optional.empty());
+                return;
+            }
+            long delay = backoff.delay(attempt, ThreadLocalRandom.current().nextDouble()).toNanos();
+            time.schedule(Duration.ofNanos(Math.min(delay, left)), () -> tryUntil(key, ttl, deadline, attempt + 1, out));
+        });
+    }
+
+    CompletableFuture<Optional<Lease>> attempt(LockKey key, Duration ttl) {
+        LockId lockId = LockId.random();
+        long sent = time.nanoTime();
+        CompletableFuture<Optional<Grant>> call = Calls.bounded(time, callTimeout, key, "acquire",
+                () -> backend.tryAcquire(key, lockId, ttl, callTimeout),
+                late -> late.ifPresent(g -> undoGrant(key, lockId)));
+        CompletableFuture<Optional<Lease>> out = new CompletableFuture<>();
+        call.whenComplete((grant, error) -> {
+            Duration latency = Duration.ofNanos(time.nanoTime() - sent);
+            if (error != null) {
+                metrics.acquireAttempt(backend.name(), LockMetrics.AcquireOutcome.ERROR, latency);
+                out.completeExceptionally(Calls.unwrap(error));
+                return;
+            }
+            if (grant.isEmpty()) {
+                metrics.acquireAttempt(backend.name(), LockMetrics.AcquireOutcome.HELD, latency);
+                out.complete(Optional.empty());
+                return;
+            }
+            long fence = grant.get().fence();
+            if (fence < FenceToken.MIN_VALUE || fence > FenceToken.MAX_VALUE) {
+                // A conforming backend refuses atomically; this is the belt to its braces.
+                metrics.acquireAttempt(backend.name(), LockMetrics.AcquireOutcome.ERROR, latency);
+                undoGrant(key, lockId);
+                out.completeExceptionally(fence > FenceToken.MAX_VALUE
+                        ? new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(), "backend " + backend.name()
+                                + " issued fence " + fence + ", above the maximum " + FenceToken.MAX_VALUE)
+                        : new FenceGuardException(ErrorCode.INTERNAL, key.value(), "backend " + backend.name()
+                                + " issued fence " + fence + ", below the minimum " + FenceToken.MIN_VALUE));
+                return;
+            }
+            metrics.acquireAttempt(backend.name(), LockMetrics.AcquireOutcome.ACQUIRED, latency);
+            if (fence > FenceToken.WARN_THRESHOLD) {
+                metrics.highFence(backend.name());
+                warnOnce(key, fence);
+            }
+            Lease lease = new Lease(this, time, key, lockId, FenceToken.of(fence), ttl, grant.get().expiresAt(), sent);
+            log.debug("acquired lock '{}' fence {} lock {} until {}", key, fence, lockId.redacted(), lease.expiresAt());
+            if (!out.complete(Optional.of(lease))) {
+                releaseQuietly(lease); // cancelled while the call was out
+            }
+        });
+        return out;
+    }
+
+    /** A grant nobody waits for (timed out, cancelled, out of range): free it so it does not block the key for a TTL. */
+    private void undoGrant(LockKey key, LockId lockId) {
+        Calls.bounded(time, releaseTimeout, key, "release", () -> backend.release(key, lockId, releaseTimeout), null)
+                .whenComplete((released, error) -> {
+                    if (error != null) {
+                        log.warn("could not release an unwanted grant of lock '{}'; it expires at its TTL: {}", key, error.toString());
+                    }
+                });
+    }
+
+    LeaseRenewer renewer() {
+        return renewer;
+    }
+
+    TimeSource timeSource() {
+        return time;
+    }
+
+    Duration releaseTimeout() {
+        return releaseTimeout;
+    }
+
+    void requireOwn(Lease lease) {
+        Objects.requireNonNull(lease, "lease");
+        if (lease.owner() != this) {
+            throw new IllegalArgumentException("lease " + lease + " was issued by another LockClient");
+        }
+    }
+
+    /** Releases without waiting for the answer; failures go to the log and the listener. */
+    void releaseQuietly(Lease lease) {
+        releaseInternal(lease).whenComplete((released, error) -> {
+            if (error != null) {
+                reportReleaseFailure(lease, Calls.unwrap(error));
+            }
+        });
+    }
+
+    /** {@link Lease#close()}: releases and waits at most the release timeout (the call is bounded by it). */
+    @Override
+    public void closeQuietly(Lease lease) {
+        try {
+            Calls.await(releaseInternal(lease));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            reportReleaseFailure(lease, new FenceGuardException(ErrorCode.TIMEOUT, lease.key().value(),
+                    "interrupted while releasing", e));
+        } catch (RuntimeException e) {
+            reportReleaseFailure(lease, e);
+        }
+    }
+
+    void reportReleaseFailure(Lease lease, Throwable e) {
+        log.warn("releasing lock '{}' (lock {}) failed; it will expire at its TTL: {}", lease.key(), lease.lockId().redacted(),
+                e.toString());
+        LeaseRenewer.notify(() -> listener.onReleaseFailed(lease, e));
+    }
+
+    private static void warnOnce(LockKey key, long fence) {
+        if (WARNED_KEYS.size() >= MAX_WARNED_KEYS) {
+            WARNED_KEYS.clear(); // bounded memory beats perfect once-only logging
+        }
+        if (WARNED_KEYS.add(key)) {
+            log.warn("lock '{}' issued fence {}, above {}; fences stop at {} and the key then refuses to lock",
+                    key, fence, FenceToken.WARN_THRESHOLD, FenceToken.MAX_VALUE);
+        }
+    }
+}

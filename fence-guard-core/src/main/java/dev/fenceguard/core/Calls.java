@@ -1,0 +1,92 @@
+package dev.fenceguard.core;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/** Backend calls bounded in time, and the blocking wait of the blocking face. */
+final class Calls {
+
+    private Calls() {}
+
+    /**
+     * Sends {@code call} and returns a future that completes with its answer, or with a
+     * {@code TIMEOUT} {@link FenceGuardException} once {@code timeout} has passed on {@code time},
+     * whichever comes first. No thread waits meanwhile: a timer completes the future. An answer that
+     * arrives after the future was completed otherwise (timed out, or cancelled by the caller) goes to
+     * {@code late}, so a grant or extension nobody is waiting for can be undone.
+     */
+    static <T> CompletableFuture<T> bounded(TimeSource time, Duration timeout, LockKey key, String operation,
+            Supplier<? extends CompletionStage<T>> call, Consumer<T> late) {
+        CompletableFuture<T> out = new CompletableFuture<>();
+        CompletionStage<T> raw;
+        try {
+            raw = Objects.requireNonNull(call.get(), "the backend returned no stage for " + operation);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Future<?> timer = time.schedule(timeout, () -> out.completeExceptionally(new FenceGuardException(ErrorCode.TIMEOUT,
+                key.value(), operation + " got no answer within " + timeout + "; gave up waiting")));
+        raw.whenComplete((value, error) -> {
+            timer.cancel(false);
+            boolean taken = error != null ? out.completeExceptionally(unwrap(error)) : out.complete(value);
+            if (!taken && error == null && late != null) {
+                late.accept(value);
+            }
+        });
+        return out;
+    }
+
+    /** The exception inside a stage's completion wrapper. */
+    static Throwable unwrap(Throwable error) {
+        Throwable e = error;
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    /**
+     * Waits for {@code future} (which is bounded by its own timers) and returns its value or throws its
+     * exception unwrapped. An interrupt cancels the future, so nothing acquired for it is kept.
+     */
+    static <T> T await(CompletableFuture<T> future) throws InterruptedException {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            future.cancel(false);
+            throw e;
+        } catch (ExecutionException e) {
+            throw rethrow(unwrap(e));
+        } catch (CancellationException e) {
+            throw e;
+        }
+    }
+
+    /** {@link #await} for calls that cannot be interrupted in their API: keeps the interrupt flag and fails. */
+    static <T> T awaitUninterruptibly(CompletableFuture<T> future, LockKey key, String operation) {
+        try {
+            return await(future);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FenceGuardException(ErrorCode.TIMEOUT, key.value(), operation + " was interrupted while waiting", e);
+        }
+    }
+
+    static RuntimeException rethrow(Throwable e) {
+        if (e instanceof RuntimeException r) {
+            return r;
+        }
+        if (e instanceof Error err) {
+            throw err;
+        }
+        return new CompletionException(e);
+    }
+}

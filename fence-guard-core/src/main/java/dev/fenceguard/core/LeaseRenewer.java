@@ -1,0 +1,224 @@
+package dev.fenceguard.core;
+
+import dev.fenceguard.core.spi.LockBackend;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps leases alive and tells when one is lost. Every extension, whether the background renewal or a
+ * user's {@link LockClient#extend}, goes through {@link #extend}, so the listener and the metrics hear
+ * about both alike.
+ *
+ * <p>No thread per lease: a renewal is a timer task that sends one asynchronous extend, bounded by the
+ * time the lease has left, and schedules the next when the answer comes. A second timer per lease, the
+ * watchdog, fires at the local deadline: if no renewal moved the deadline by then, the lease is
+ * declared lost there and then, whatever the backend is doing. A late answer never revives it: the
+ * lease stays lost and the lock the server extended for it is released.
+ */
+final class LeaseRenewer {
+
+    private static final Logger log = LoggerFactory.getLogger(LockClient.class);
+
+    private final LockBackend backend;
+    private final TimeSource time;
+    private final LockListener listener;
+    private final LockMetrics metrics;
+    private final Duration releaseTimeout;
+    private final Map<Lease, Renewal> active = new ConcurrentHashMap<>();
+
+    /** Timers and the last error of one renewed lease. */
+    private static final class Renewal {
+        volatile Future<?> next;
+        volatile Future<?> watchdog;
+        volatile Throwable lastError;
+        volatile boolean warned;
+    }
+
+    LeaseRenewer(LockBackend backend, TimeSource time, LockListener listener, LockMetrics metrics, Duration releaseTimeout) {
+        this.backend = backend;
+        this.time = time;
+        this.listener = listener;
+        this.metrics = metrics;
+        this.releaseTimeout = releaseTimeout;
+    }
+
+    /** Renews {@code lease} every third of its TTL until {@link #stop}, release or loss. */
+    void start(Lease lease) {
+        Renewal r = new Renewal();
+        if (active.putIfAbsent(lease, r) != null) {
+            return; // already renewed
+        }
+        schedule(lease, r, period(lease));
+        armWatchdog(lease, r);
+    }
+
+    /** Stops renewing {@code lease}; it keeps its state. */
+    void stop(Lease lease) {
+        Renewal r = active.remove(lease);
+        if (r != null) {
+            cancel(r.next);
+            cancel(r.watchdog);
+        }
+    }
+
+    /** How many leases are being renewed (for tests). */
+    int renewing() {
+        return active.size();
+    }
+
+    /**
+     * One extension: backend expiry = backend now + {@code ttl}, bounded by the time the lease has left.
+     *
+     * @return a future of true if extended; false if the lease is not held or the backend no longer holds
+     *     it (the lease is then lost and the listener told); completed exceptionally if the call failed
+     */
+    CompletableFuture<Boolean> extend(Lease lease, Duration ttl) {
+        if (!lease.isHeld()) {
+            return CompletableFuture.completedFuture(false);
+        }
+        Renewal r = active.get(lease);
+        Duration left = lease.remaining();
+        if (left.isZero()) {
+            lost(lease, r == null ? null : r.lastError);
+            return CompletableFuture.completedFuture(false);
+        }
+        long sent = time.nanoTime();
+        CompletableFuture<Optional<Instant>> call = Calls.bounded(time, left, lease.key(), "extend",
+                () -> backend.extend(lease.key(), lease.lockId(), ttl, left),
+                late -> late.ifPresent(expiry -> undoLateExtension(lease)));
+        return call.handle((expiry, error) -> {
+            if (error != null) {
+                Throwable e = Calls.unwrap(error);
+                failed(lease, e);
+                throw Calls.rethrow(e);
+            }
+            if (expiry.isEmpty()) {
+                lost(lease, null);
+                return false;
+            }
+            if (!lease.extended(expiry.get(), sent, ttl)) {
+                undoLateExtension(lease); // lost or released while the call was out: never revive it
+                return false;
+            }
+            if (r != null) {
+                r.lastError = null;
+                armWatchdog(lease, r);
+            }
+            return true;
+        });
+    }
+
+    private void renew(Lease lease, Renewal r) {
+        if (active.get(lease) != r || !lease.isHeld()) {
+            return;
+        }
+        extend(lease, lease.ttl()).whenComplete((ok, error) -> {
+            if (active.get(lease) != r || !lease.isHeld()) {
+                return;
+            }
+            // After a failure try again sooner, while there is still time to save the lease.
+            Duration delay = error == null ? period(lease) : min(period(lease), lease.remaining().dividedBy(4));
+            schedule(lease, r, delay);
+        });
+    }
+
+    private void failed(Lease lease, Throwable e) {
+        if (!lease.isHeld()) {
+            return; // already lost or released: this answer changes nothing
+        }
+        metrics.renewFailed(backend.name());
+        Renewal r = active.get(lease);
+        if (r != null) {
+            r.lastError = e;
+        }
+        if (r == null || !r.warned) {
+            log.warn("renewing lock '{}' (lock {}) failed: {}", lease.key(), lease.lockId().redacted(), e.toString());
+            if (r != null) {
+                r.warned = true; // once per lease: a flapping backend must not flood the log
+            }
+        } else {
+            log.debug("renewing lock '{}' (lock {}) failed again: {}", lease.key(), lease.lockId().redacted(), e.toString());
+        }
+        notify(() -> listener.onRenewFailed(lease, e));
+        if (!lease.isValid()) {
+            lost(lease, e);
+        }
+    }
+
+    /** Declares {@code lease} lost, once: stops renewing it, counts, logs, tells the listener. */
+    void lost(Lease lease, Throwable cause) {
+        if (!lease.markLost()) {
+            return; // released or already lost
+        }
+        stop(lease);
+        metrics.renewFailed(backend.name());
+        metrics.held(backend.name(), Duration.ofNanos(time.nanoTime() - lease.acquiredAtNanos()));
+        log.warn("lost lock '{}' fence {} (lock {}): {}", lease.key(), lease.fence().value(), lease.lockId().redacted(),
+                cause == null ? "the backend no longer holds it, or no renewal answered before the local deadline"
+                        : "renewal failed until the lease ran out: " + cause);
+        notify(() -> listener.onLeaseLost(lease, cause));
+    }
+
+    /** An extension answered after the lease was declared lost or released: free the lock it kept alive. */
+    private void undoLateExtension(Lease lease) {
+        if (lease.isHeld()) {
+            return;
+        }
+        Calls.bounded(time, releaseTimeout, lease.key(), "release", () -> backend.release(lease.key(), lease.lockId(), releaseTimeout), null)
+                .whenComplete((released, error) -> log.debug("lock '{}' (lock {}): late extension undone: {}", lease.key(),
+                        lease.lockId().redacted(), error == null ? released : error.toString()));
+    }
+
+    private void armWatchdog(Lease lease, Renewal r) {
+        cancel(r.watchdog);
+        Duration left = lease.remaining();
+        r.watchdog = time.schedule(left, () -> {
+            if (active.get(lease) != r || !lease.isHeld()) {
+                return;
+            }
+            if (lease.remaining().isZero()) {
+                Throwable last = r.lastError;
+                lost(lease, last != null ? last : new FenceGuardException(ErrorCode.TIMEOUT, lease.key().value(),
+                        "no renewal answered before the lease's local deadline"));
+            } else {
+                armWatchdog(lease, r); // the deadline moved meanwhile
+            }
+        });
+    }
+
+    private void schedule(Lease lease, Renewal r, Duration delay) {
+        r.next = time.schedule(delay, () -> renew(lease, r));
+    }
+
+    private static Duration period(Lease lease) {
+        Duration third = lease.ttl().dividedBy(3);
+        return third.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : third;
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        Duration floor = Duration.ofMillis(1);
+        Duration m = a.compareTo(b) <= 0 ? a : b;
+        return m.compareTo(floor) < 0 ? floor : m;
+    }
+
+    private static void cancel(Future<?> f) {
+        if (f != null) {
+            f.cancel(false);
+        }
+    }
+
+    static void notify(Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            log.warn("LockListener threw; ignored", e);
+        }
+    }
+}
