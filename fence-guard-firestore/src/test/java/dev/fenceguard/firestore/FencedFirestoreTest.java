@@ -96,7 +96,7 @@ class FencedFirestoreTest {
 
     @Test
     void aZombieIsRefusedEndToEnd() throws Exception {
-        LockClient locks = LockClient.builder(FirestoreLockBackend.builder(DB).withClockSkewAllowance(Duration.ofMillis(50)).build())
+        LockClient locks = LockClient.builder(FirestoreLockBackend.builder(DB).build())
                 .withMetrics(LockMetrics.none()).build();
         DocumentReference order = DB.collection("orders").document("42");
         order.set(Map.of("status", "new")).get();
