@@ -150,7 +150,13 @@ class PostgresLockBackendTest {
         nowhere.setURL("jdbc:postgresql://127.0.0.1:1/test?user=postgres&connectTimeout=2");
         PostgresLockBackend backend = PostgresLockBackend.builder(nowhere).build();
         assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL))
-                .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
+                .isInstanceOfSatisfying(FenceGuardException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+                    assertThat(e.getMessage()).contains("SQLSTATE 08001").contains("refused");
+                    // The cause chain keeps the driver's classes (messages redacted) for debugging.
+                    assertThat(e.getCause()).hasMessageStartingWith("org.postgresql.util.PSQLException: SQLSTATE 08001");
+                    assertThat(e.getCause().getCause()).hasMessageStartingWith("java.net.ConnectException");
+                });
     }
 
     @Test
