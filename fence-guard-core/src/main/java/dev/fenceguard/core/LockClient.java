@@ -2,6 +2,7 @@ package dev.fenceguard.core;
 
 import dev.fenceguard.core.internal.Backoff;
 import dev.fenceguard.core.internal.Checks;
+import dev.fenceguard.core.internal.Redacted;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import java.time.Duration;
@@ -254,7 +255,7 @@ public final class LockClient {
             release(lease);
         } catch (RuntimeException e) {
             log.warn("releasing lock '{}' (lock {}) failed; it will expire at its TTL: {}",
-                    lease.key(), lease.lockId().redacted(), e.toString());
+                    lease.key(), lease.lockId().redacted(), Redacted.describe(e));
             notify(() -> listener.onReleaseFailed(lease, e));
         }
     }
@@ -301,7 +302,7 @@ public final class LockClient {
             try {
                 backend.release(key, lockId);
             } catch (RuntimeException e) {
-                log.warn("could not release lock '{}' after an out-of-range fence: {}", key, e.toString());
+                log.warn("could not release lock '{}' after an out-of-range fence: {}", key, Redacted.describe(e));
             }
             throw fence > FenceToken.MAX_VALUE
                     ? new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(), "backend " + backend.name()
@@ -341,7 +342,7 @@ public final class LockClient {
                 lease.extended(expiry.get(), sent, ttl);
             } catch (RuntimeException e) {
                 metrics.renewFailed(backend.name());
-                log.warn("renewing lock '{}' (lock {}) failed: {}", lease.key(), lease.lockId().redacted(), e.toString());
+                log.warn("renewing lock '{}' (lock {}) failed: {}", lease.key(), lease.lockId().redacted(), Redacted.describe(e));
                 notify(() -> listener.onRenewFailed(lease, e));
                 if (!lease.isValid()) {
                     lost(lease, e);
@@ -358,7 +359,7 @@ public final class LockClient {
         metrics.renewFailed(backend.name());
         metrics.held(backend.name(), Duration.ofNanos(time.nanoTime() - lease.acquiredAtNanos()));
         log.warn("lost lock '{}' fence {} (lock {}): {}", lease.key(), lease.fence().value(), lease.lockId().redacted(),
-                cause == null ? "the backend no longer holds it" : "renewal failed until the lease ran out: " + cause);
+                cause == null ? "the backend no longer holds it" : "renewal failed until the lease ran out: " + Redacted.describe(cause));
         notify(() -> listener.onLeaseLost(lease, cause));
     }
 
