@@ -3,6 +3,7 @@ package dev.fenceguard.core;
 import dev.fenceguard.core.internal.Backoff;
 import dev.fenceguard.core.internal.Checks;
 import dev.fenceguard.core.spi.Grant;
+import dev.fenceguard.core.internal.Redacted;
 import dev.fenceguard.core.spi.LockBackend;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -359,7 +360,7 @@ public final class AsyncLockClient implements Lease.Owner {
         Calls.bounded(time, releaseTimeout, key, "release", () -> backend.release(key, lockId, releaseTimeout), null)
                 .whenComplete((released, error) -> {
                     if (error != null) {
-                        log.warn("could not release an unwanted grant of lock '{}'; it expires at its TTL: {}", key, error.toString());
+                        log.warn("could not release an unwanted grant of lock '{}'; it expires at its TTL: {}", key, Redacted.describe(error));
                     }
                 });
     }
@@ -408,7 +409,7 @@ public final class AsyncLockClient implements Lease.Owner {
 
     void reportReleaseFailure(Lease lease, Throwable e) {
         log.warn("releasing lock '{}' (lock {}) failed; it will expire at its TTL: {}", lease.key(), lease.lockId().redacted(),
-                e.toString());
+                Redacted.describe(e));
         LeaseRenewer.notify(() -> listener.onReleaseFailed(lease, e));
     }
 

@@ -16,10 +16,28 @@ public enum FenceStrategy {
      */
     DENSE,
     /**
-     * {@code max(last + 1, (now_ms - 2025-01-01) * 100)} by the backend's clock: a backend that lost
-     * its counter still issues fences above every earlier one, as long as its clock did not go back by
-     * more than the time since those fences were issued (100 fences per millisecond of headroom).
-     * Values stay below the {@link FenceToken#WARN_THRESHOLD} until about 2053.
+     * {@code max(last + 1, floor)} where the floor is the backend's clock in 10 µs ticks since
+     * 2025-01-01 ({@code (now_µs - 2025-01-01) / 10}, that is 100 fences per millisecond): a backend
+     * that lost its counter still issues fences above every earlier one, as long as its clock did not
+     * go back by more than the time since those fences were issued. Values stay below the
+     * {@link FenceToken#WARN_THRESHOLD} until about 2053.
+     *
+     * <p>"Above every earlier one" holds even when the loss and the next acquisition fall in the same
+     * millisecond, because two rules keep the floor ahead of every fence issued:
+     * <ol>
+     *   <li>no fence is issued before the backend's floor has reached it, so a fence is never above the
+     *       floor of the instant it was issued at;</li>
+     *   <li>a key without a counter (lost, or never locked) takes its first fence from the tick after
+     *       the one the acquisition started in, which is above every fence issued up to that tick.</li>
+     * </ol>
+     * On Redis both are enforced inside the acquire script by waiting on the server's {@code TIME} for
+     * at most a tick (10 µs) in the common case and a millisecond at worst (a counter further ahead
+     * than a millisecond means the clock went back; the counter alone then keeps fences rising while it
+     * survives). On PostgreSQL they hold because one acquisition of a key (a committed statement) and a
+     * data loss (failover, restore) each take far longer than a tick.
+     *
+     * <p>Compatibility: earlier 0.1 snapshots floored by whole milliseconds ({@code now_ms * 100}); the
+     * tick floor is never below that at the same instant, so upgrading keeps fences rising.
      */
     CLOCK_FLOORED;
 
@@ -29,8 +47,16 @@ public enum FenceStrategy {
     /** Fences per millisecond in the clock floor. */
     public static final long PER_MILLISECOND = 100;
 
-    /** The clock floor for a backend clock reading {@code unixMillis}. */
+    /** Microseconds per step of the clock floor (one fence per tick of this length). */
+    public static final long MICROS_PER_FENCE = 1000 / PER_MILLISECOND;
+
+    /** The clock floor for a backend clock reading {@code unixMillis}, at a millisecond boundary. */
     public static long floorAt(long unixMillis) {
         return Math.max(0, unixMillis - EPOCH_MILLIS) * PER_MILLISECOND;
+    }
+
+    /** The clock floor for a backend clock reading {@code unixMicros}: 10 µs ticks since the epoch. */
+    public static long floorAtMicros(long unixMicros) {
+        return Math.max(0, unixMicros - EPOCH_MILLIS * 1000) / MICROS_PER_FENCE;
     }
 }

@@ -28,7 +28,16 @@ import java.util.OptionalInt;
  * <p>Keys stay within the profile's length limit and alphabet. When the plain form would not fit, or
  * a component contains characters outside the alphabet (or the separator), the key keeps a readable
  * prefix and ends in a hash of the exact components, so distinct operations still get distinct keys.
- * Attempt numbers are for operations you <em>mean</em> to repeat (a new charge after a refund),
+ *
+ * <p>The two forms never meet. A hashed key always ends in the separator and exactly
+ * {@code min(24, maxLength / 2)} lowercase hex digits (24 for Stripe and Adyen, 22 for Square, 20 for
+ * Worldline); a plain key never does, because a key whose last component (the operation, or the
+ * attempt number) is exactly that many lowercase hex digits is always hashed. So an operation that
+ * spells another one's hash cannot borrow its key. <b>Compatibility:</b> earlier 0.1 snapshots rendered
+ * such keys plain; they are now hashed, so an operation of that shape that was started with an earlier
+ * build and is retried with this one gets a new key. Every other key is unchanged.
+ *
+ * <p>Attempt numbers are for operations you <em>mean</em> to repeat (a new charge after a refund),
  * never for retries.
  */
 public final class IdempotencyKey {
@@ -36,6 +45,7 @@ public final class IdempotencyKey {
     /** A provider's documented maximum length, with a conservative alphabet and separator. */
     public record Profile(String name, int maxLength, String alphabet, char separator) {
 
+        private static final String HEX = "0123456789abcdef";
         private static final String SAFE = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.";
 
         /** Stripe: up to 255 characters. */
@@ -50,7 +60,8 @@ public final class IdempotencyKey {
         /**
          * @throws IllegalArgumentException if {@code maxLength < 32} (too short to hold a prefix and a
          *     collision-resistant hash), the alphabet lacks the separator or any hex digit, or has
-         *     characters outside printable ASCII
+         *     characters outside printable ASCII, or the separator is a lowercase hex digit (it would
+         *     blur where the hash of a hashed key starts)
          */
         public Profile {
             Objects.requireNonNull(name, "name");
@@ -58,10 +69,13 @@ public final class IdempotencyKey {
             if (maxLength < 32) {
                 throw new IllegalArgumentException("maxLength must be at least 32 to fit a prefix and a hash, was " + maxLength);
             }
+            if (HEX.indexOf(separator) >= 0) {
+                throw new IllegalArgumentException("the separator must not be a lowercase hex digit, was '" + separator + "'");
+            }
             if (alphabet.indexOf(separator) < 0) {
                 throw new IllegalArgumentException("the alphabet must contain the separator '" + separator + "'");
             }
-            for (char c : "0123456789abcdef".toCharArray()) {
+            for (char c : HEX.toCharArray()) {
                 if (alphabet.indexOf(c) < 0) {
                     throw new IllegalArgumentException("the alphabet must contain the hex digits (for the hash), missing '" + c + "'");
                 }
@@ -185,13 +199,31 @@ public final class IdempotencyKey {
                 }
             }
         }
-        if (lossless && readable.length() <= p.maxLength()) {
+        int hashChars = hashChars(p);
+        if (lossless && readable.length() <= p.maxLength() && !looksHashed(parts.getLast(), hashChars)) {
             return readable.toString();
         }
-        String hash = hash(parts).substring(0, hashChars(p));
+        String hash = hash(parts).substring(0, hashChars);
         int prefix = p.maxLength() - hash.length() - 1;
         String head = readable.length() > prefix ? readable.substring(0, prefix) : readable.toString();
         return head + p.separator() + hash;
+    }
+
+    /**
+     * Whether a last component reads like the hash that ends a hashed key: plain keys must not, so
+     * that the two forms are disjoint by construction.
+     */
+    private static boolean looksHashed(String last, int hashChars) {
+        if (last.length() != hashChars) {
+            return false;
+        }
+        for (int i = 0; i < last.length(); i++) {
+            char c = last.charAt(i);
+            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** SHA-256 of the parts, each length-prefixed so the encoding is unambiguous. */

@@ -1,5 +1,6 @@
 package dev.fenceguard.core;
 
+import dev.fenceguard.core.internal.Redacted;
 import dev.fenceguard.core.spi.LockBackend;
 import java.time.Duration;
 import java.time.Instant;
@@ -139,12 +140,12 @@ final class LeaseRenewer {
             r.lastError = e;
         }
         if (r == null || !r.warned) {
-            log.warn("renewing lock '{}' (lock {}) failed: {}", lease.key(), lease.lockId().redacted(), e.toString());
+            log.warn("renewing lock '{}' (lock {}) failed: {}", lease.key(), lease.lockId().redacted(), Redacted.describe(e));
             if (r != null) {
                 r.warned = true; // once per lease: a flapping backend must not flood the log
             }
         } else {
-            log.debug("renewing lock '{}' (lock {}) failed again: {}", lease.key(), lease.lockId().redacted(), e.toString());
+            log.debug("renewing lock '{}' (lock {}) failed again: {}", lease.key(), lease.lockId().redacted(), Redacted.describe(e));
         }
         notify(() -> listener.onRenewFailed(lease, e));
         if (!lease.isValid()) {
@@ -162,7 +163,7 @@ final class LeaseRenewer {
         metrics.held(backend.name(), Duration.ofNanos(time.nanoTime() - lease.acquiredAtNanos()));
         log.warn("lost lock '{}' fence {} (lock {}): {}", lease.key(), lease.fence().value(), lease.lockId().redacted(),
                 cause == null ? "the backend no longer holds it, or no renewal answered before the local deadline"
-                        : "renewal failed until the lease ran out: " + cause);
+                        : "renewal failed until the lease ran out: " + Redacted.describe(cause));
         notify(() -> listener.onLeaseLost(lease, cause));
     }
 
@@ -173,7 +174,7 @@ final class LeaseRenewer {
         }
         Calls.bounded(time, releaseTimeout, lease.key(), "release", () -> backend.release(lease.key(), lease.lockId(), releaseTimeout), null)
                 .whenComplete((released, error) -> log.debug("lock '{}' (lock {}): late extension undone: {}", lease.key(),
-                        lease.lockId().redacted(), error == null ? released : error.toString()));
+                        lease.lockId().redacted(), error == null ? released : Redacted.describe(error)));
     }
 
     private void armWatchdog(Lease lease, Renewal r) {

@@ -52,6 +52,45 @@ class IdempotencyKeyProperties {
         assertThat(key(p, "shop", id1, op)).isNotEqualTo(key(p, "shop", id2, op));
     }
 
+    @Provide
+    Arbitrary<String> shortScopes() {
+        return Arbitraries.strings().withChars("0123456789abcdef").ofMinLength(1).ofMaxLength(8);
+    }
+
+    @Provide
+    Arbitrary<String> longIds() {
+        // Longer than every limit, in every profile's alphabet: the key is hashed, its prefix cut inside the id.
+        return Arbitraries.strings().withChars("0123456789abcdef").ofMinLength(256).ofMaxLength(300);
+    }
+
+    @Property(tries = 2000)
+    void aPlainKeyNeverSpellsAnotherOperationsHashedKey(@ForAll("profiles") Profile p, @ForAll("shortScopes") String scope,
+            @ForAll("longIds") String id, @ForAll("components") String op) {
+        String hashed = key(p, scope, id, op);
+        // The adversary spells the hashed key as three components: scope, the id's prefix, and the hash as operation.
+        String[] segments = hashed.split(java.util.regex.Pattern.quote(String.valueOf(p.separator())), -1);
+        assertThat(segments).as("hashed key %s", hashed).hasSize(3);
+        assertThat(segments[2]).hasSize(IdempotencyKey.hashChars(p));
+        String adversary = key(p, segments[0], segments[1], segments[2]);
+        assertThat(adversary).as("(%s, %s, %s) against the hashed key of a distinct operation", segments[0], segments[1],
+                segments[2]).isNotEqualTo(hashed);
+        assertThat(adversary.length()).isLessThanOrEqualTo(p.maxLength());
+    }
+
+    @Example
+    void anOperationThatLooksLikeAHashIsHashedAndOtherKeysKeepTheirFormat() {
+        String hexOp = "0123456789abcdef01234567"; // 24 hex digits: the length of a Stripe key's hash
+        String key = key(Profile.STRIPE, "shop", "order-1", hexOp);
+        assertThat(key).isNotEqualTo("shop.order-1." + hexOp).matches("shop\\.order-1\\.0123456789abcdef01234567\\.[0-9a-f]{24}");
+        // One digit shorter or longer, or upper case, cannot be a hash: the key stays plain, as before.
+        assertThat(key(Profile.STRIPE, "shop", "order-1", hexOp.substring(1))).isEqualTo("shop.order-1." + hexOp.substring(1));
+        assertThat(key(Profile.STRIPE, "shop", "order-1", hexOp + "8")).isEqualTo("shop.order-1." + hexOp + "8");
+        assertThat(key(Profile.STRIPE, "shop", "order-1", hexOp.toUpperCase())).isEqualTo("shop.order-1." + hexOp.toUpperCase());
+        // Square's hash is 22 digits: there the 24-digit operation is plain, a 22-digit one is hashed.
+        assertThat(key(Profile.SQUARE, "s", "1", hexOp)).isEqualTo("s.1." + hexOp);
+        assertThat(key(Profile.SQUARE, "s", "1", hexOp.substring(2))).hasSize(45).matches("s\\.1\\.[0-9a-f]{18}\\.[0-9a-f]{22}");
+    }
+
     @Example
     void nearlyEqualIdsThatSanitiseAlikeStayDistinct() {
         // "a b" and "a_b" both read as "a_b"; the hash of the exact components keeps them apart.
@@ -86,5 +125,7 @@ class IdempotencyKeyProperties {
         assertThatThrownBy(() -> IdempotencyKey.builder(Profile.STRIPE).attempt(0)).hasMessage("attempt must be at least 1, was 0");
         assertThatThrownBy(() -> Profile.custom("tiny", 10, "abc", 'a')).hasMessageStartingWith("maxLength must be at least 32");
         assertThatThrownBy(() -> Profile.custom("nohex", 40, "xyz-", '-')).hasMessageContaining("hex digits");
+        assertThatThrownBy(() -> Profile.custom("hexsep", 40, "0123456789abcdef", 'a'))
+                .hasMessage("the separator must not be a lowercase hex digit, was 'a'");
     }
 }

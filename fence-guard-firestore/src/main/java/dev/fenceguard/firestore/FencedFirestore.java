@@ -25,16 +25,33 @@ import java.util.concurrent.ExecutionException;
  * <pre>{@code
  * FencedFirestore fenced = FencedFirestore.builder(db).build();
  * fenced.update(db.collection("orders").document("42"), lease.fence(), Map.of("status", "paid")).orThrow();
- * // inside your own transaction:
+ * // inside your own transaction (after your other reads):
  * db.runTransaction(tx -> {
  *     if (fenced.check(tx, order, lease.fence()).isApplied()) { tx.update(order, "status", "paid"); }
  *     return null;
  * });
  * }</pre>
  *
- * <p>Deletes keep a tombstone: the document is replaced by {@code {_fence: f, _deleted: true}}, so a
- * zombie's {@link #set} cannot bring it back; your reads should skip documents with {@code _deleted}.
- * Thread-safe.
+ * <p><b>Tombstones.</b> A deleted document is replaced by a tombstone {@code {_fence: f, _deleted: true}}
+ * that keeps the fence, so a zombie's {@link #set} cannot bring it back; your reads should skip
+ * documents with {@code _deleted}. A fenced delete of a document that never existed writes a tombstone
+ * too, and so does a {@link #claim} (or {@link #check}) of an absent document. Once a document has seen
+ * fence {@code f}, no call here with an older fence changes it. Tombstones are ordinary documents:
+ * each costs storage and counts in queries until purged. Remove one (a plain {@code delete()}) only
+ * when no holder can still present a fence at or below its fence, e.g. when its fence is below a
+ * horizon under which you know all live and paused leases lie: the lock's current fence minus a
+ * margin, or tombstones older than the longest lease TTL plus the longest pause you allow for.
+ *
+ * <p><b>Your own transaction.</b> {@link #check}, {@link #update(Transaction, DocumentReference, FenceToken, Map)},
+ * {@link #set(Transaction, DocumentReference, FenceToken, Map)} and {@link #delete(Transaction, DocumentReference, FenceToken)}
+ * read the document through your transaction and stage their writes in it. Firestore wants every
+ * read of a transaction before its first write, so do your other reads first and make one such call
+ * per document. After {@code check}, write the document only with {@code tx.update}, which keeps the
+ * staged fence: a raw {@code tx.set} would replace the fence (older fences would be admitted again)
+ * and a raw {@code tx.delete} would drop the tombstone. Use the transactional {@code set} and
+ * {@code delete} here instead of {@code check} for those.
+ *
+ * <p>Thread-safe.
  */
 public final class FencedFirestore {
 
@@ -61,15 +78,32 @@ public final class FencedFirestore {
     }
 
     /**
-     * Updates fields of an existing, not deleted document if the policy admits {@code fence}.
+     * Updates fields of an existing, not deleted document if the policy admits {@code fence}. An
+     * update never creates a document or a tombstone: on an absent or deleted document it changes
+     * nothing.
      *
-     * @return {@code Applied}; {@code Stale(stored)}; {@code NotFound} if the document does not exist or
-     *     was deleted under an older or equal fence
+     * @return {@code Applied}; {@code Stale(stored)} if the policy refuses {@code fence} (a tombstone's
+     *     fence counts); {@code NotFound} if the document does not exist or is a tombstone the policy
+     *     admits {@code fence} against (nothing recorded)
      * @throws IllegalArgumentException if {@code fields} is empty or names the fence or deleted field
+     *     (or a field path inside them)
      */
     public WriteOutcome update(DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
         Map<String, Object> data = checked(doc, fence, fields);
-        return readJudgeWrite(doc, fence, "fenced update", true, tx -> tx.update(doc, data));
+        return run(doc, Op.UPDATE, tx -> stage(tx, doc, fence, Op.UPDATE, data, tx.get(doc).get()));
+    }
+
+    /**
+     * {@link #update(DocumentReference, FenceToken, Map)} inside your transaction: reads {@code doc}
+     * through {@code tx} and stages the update if applied.
+     *
+     * @throws IllegalArgumentException as the other overload
+     * @throws dev.fenceguard.core.FenceGuardException if the read fails
+     */
+    public WriteOutcome update(Transaction tx, DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
+        Objects.requireNonNull(tx, "tx");
+        Map<String, Object> data = checked(doc, fence, fields);
+        return stage(tx, doc, fence, Op.UPDATE, data, read(tx, doc, Op.UPDATE));
     }
 
     /**
@@ -77,101 +111,154 @@ public final class FencedFirestore {
      * lock and <em>before</em> reading the document for a read-modify-write: from then on a zombie's write
      * is refused, so it cannot slip in between your read and your write.
      *
-     * @return {@code Applied}, {@code Stale(stored)}, or {@code NotFound} (no document, or a tombstone)
+     * <p>On an absent or deleted document an admitted fence is recorded on its tombstone (one is
+     * created if the document never existed) and the answer is {@code NotFound}: the document does not
+     * exist, and its tombstone now refuses older fences.
+     *
+     * @return {@code Applied} (fence recorded on the document); {@code Stale(stored)};
+     *     {@code NotFound} (absent or deleted; fence recorded on the tombstone)
      */
     public WriteOutcome claim(DocumentReference doc, FenceToken fence) {
         Objects.requireNonNull(doc, "doc");
         Objects.requireNonNull(fence, "fence");
-        return readJudgeWrite(doc, fence, "fenced claim", true, tx -> tx.update(doc, Map.of(fenceField, encode(fence))));
+        return run(doc, Op.CLAIM, tx -> stage(tx, doc, fence, Op.CLAIM, null, tx.get(doc).get()));
     }
 
     /**
-     * Creates or replaces the whole document (including a tombstone) if the policy admits {@code fence}.
+     * Creates or replaces the whole document if the policy admits {@code fence}. A tombstone is
+     * replaced (the document comes back) only by an admitted fence.
      *
-     * @return {@code Applied} or {@code Stale(stored)}
+     * @return {@code Applied}, or {@code Stale(stored)} (a tombstone's fence counts)
+     * @throws IllegalArgumentException if {@code fields} is empty or names the fence or deleted field
      */
     public WriteOutcome set(DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
         Map<String, Object> data = checked(doc, fence, fields);
-        return readJudgeWrite(doc, fence, "fenced set", false, tx -> tx.set(doc, data));
+        return run(doc, Op.SET, tx -> stage(tx, doc, fence, Op.SET, data, tx.get(doc).get()));
     }
 
     /**
-     * Replaces the document by a tombstone holding {@code fence}, if the policy admits it. Deleting a
-     * tombstone again under a newer fence raises its fence.
+     * {@link #set(DocumentReference, FenceToken, Map)} inside your transaction: reads {@code doc}
+     * through {@code tx} and stages the write if applied. Use this, not a raw {@code tx.set}, to create
+     * a document that {@link #check} found absent.
      *
-     * @return {@code Applied}, {@code Stale(stored)}, or {@code NotFound} if there is no document
+     * @throws IllegalArgumentException as the other overload
+     * @throws dev.fenceguard.core.FenceGuardException if the read fails
+     */
+    public WriteOutcome set(Transaction tx, DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
+        Objects.requireNonNull(tx, "tx");
+        Map<String, Object> data = checked(doc, fence, fields);
+        return stage(tx, doc, fence, Op.SET, data, read(tx, doc, Op.SET));
+    }
+
+    /**
+     * Replaces the document by a tombstone holding {@code fence}, if the policy admits it: whether the
+     * document exists, is already a tombstone (its fence is raised) or never existed (a tombstone is
+     * created, so a zombie cannot create the document afterwards).
+     *
+     * @return {@code Applied} (the document reads as absent and its tombstone holds {@code fence}), or
+     *     {@code Stale(stored)}
      */
     public WriteOutcome delete(DocumentReference doc, FenceToken fence) {
         Objects.requireNonNull(doc, "doc");
         Objects.requireNonNull(fence, "fence");
-        return run(doc, "fenced delete", tx -> {
-            DocumentSnapshot s = tx.get(doc).get();
-            if (!s.exists()) {
-                return new WriteOutcome.NotFound(doc.getPath());
-            }
-            WriteOutcome outcome = judge(s, fence, doc, false);
-            if (outcome.isApplied()) {
-                tx.set(doc, Map.of(fenceField, encode(fence), deletedField, true));
-            }
-            return outcome;
-        });
+        return run(doc, Op.DELETE, tx -> stage(tx, doc, fence, Op.DELETE, null, tx.get(doc).get()));
     }
 
     /**
-     * The fence check for your own transaction: reads {@code doc} through {@code tx} and, if the policy
-     * admits {@code fence}, stages the new fence in the same transaction. Call it before your writes
-     * (Firestore transactions read first) and write only if the outcome is applied.
+     * {@link #delete(DocumentReference, FenceToken)} inside your transaction: reads {@code doc} through
+     * {@code tx} and stages the tombstone if applied.
      *
-     * @return {@code Applied} (fence staged), {@code Stale(stored)}, or {@code NotFound} if the document
-     *     does not exist or is a tombstone
+     * @throws dev.fenceguard.core.FenceGuardException if the read fails
+     */
+    public WriteOutcome delete(Transaction tx, DocumentReference doc, FenceToken fence) {
+        Objects.requireNonNull(tx, "tx");
+        Objects.requireNonNull(doc, "doc");
+        Objects.requireNonNull(fence, "fence");
+        return stage(tx, doc, fence, Op.DELETE, null, read(tx, doc, Op.DELETE));
+    }
+
+    /**
+     * The fence check for your own transaction ({@link #claim} inside it): reads {@code doc} through
+     * {@code tx} and, if the policy admits {@code fence}, stages the new fence in the same transaction.
+     * Call it after your other reads (Firestore transactions read first) and write only if the outcome
+     * is applied, and then only with {@code tx.update} (see the class comment).
+     *
+     * <p>On an absent or deleted document an admitted fence is staged on its tombstone (created if the
+     * document never existed), as {@link #claim} does, and the answer is {@code NotFound}. Do not then
+     * create the document with a raw {@code tx.set} (it would carry no fence) or {@code tx.create}
+     * (it fails, the tombstone exists): to create or recreate it, call
+     * {@link #set(Transaction, DocumentReference, FenceToken, Map)} instead of this method.
+     *
+     * @return {@code Applied} (fence staged), {@code Stale(stored)} (nothing staged), or
+     *     {@code NotFound} (absent or tombstone; fence staged on the tombstone)
      * @throws dev.fenceguard.core.FenceGuardException if the read fails
      */
     public WriteOutcome check(Transaction tx, DocumentReference doc, FenceToken fence) {
         Objects.requireNonNull(tx, "tx");
         Objects.requireNonNull(doc, "doc");
         Objects.requireNonNull(fence, "fence");
-        DocumentSnapshot s = FirestoreErrors.await(tx.get(doc), doc.getPath(), "fence check");
-        WriteOutcome outcome = judge(s, fence, doc, true);
-        if (outcome.isApplied()) {
-            tx.update(doc, Map.of(fenceField, encode(fence)));
+        return stage(tx, doc, fence, Op.CLAIM, null, read(tx, doc, Op.CLAIM));
+    }
+
+    private enum Op {
+        UPDATE("fenced update"), SET("fenced set"), CLAIM("fenced claim"), DELETE("fenced delete");
+
+        final String label;
+
+        Op(String label) {
+            this.label = label;
         }
-        return outcome;
     }
 
     private interface TxWork {
         WriteOutcome apply(Transaction tx) throws InterruptedException, ExecutionException;
     }
 
-    /** One transaction: read the document, judge the fence, and stage {@code write} only if applied. */
-    private WriteOutcome readJudgeWrite(DocumentReference doc, FenceToken fence, String operation, boolean mustExist,
-            java.util.function.Consumer<Transaction> write) {
-        return run(doc, operation, tx -> {
-            WriteOutcome outcome = judge(tx.get(doc).get(), fence, doc, mustExist);
-            if (outcome.isApplied()) {
-                write.accept(tx);
-            }
-            return outcome;
-        });
+    /** Our own transactions read raw, so that the SDK sees (and retries) contention errors itself. */
+    private WriteOutcome run(DocumentReference doc, Op op, TxWork work) {
+        return FirestoreErrors.await(db.runTransaction(work::apply, options), doc.getPath(), op.label);
     }
 
-    private WriteOutcome run(DocumentReference doc, String operation, TxWork work) {
-        return FirestoreErrors.await(db.runTransaction(work::apply, options), doc.getPath(), operation);
+    private static DocumentSnapshot read(Transaction tx, DocumentReference doc, Op op) {
+        return FirestoreErrors.await(tx.get(doc), doc.getPath(), op.label);
     }
 
-    private WriteOutcome judge(DocumentSnapshot s, FenceToken fence, DocumentReference doc, boolean mustExist) {
+    /**
+     * The write rule for one read document: judge {@code fence} against the stored one (a tombstone's
+     * counts; absent is 0), then stage the operation's write in {@code tx} only if it changes something
+     * the rule allows. A rejection stages nothing.
+     */
+    private WriteOutcome stage(Transaction tx, DocumentReference doc, FenceToken fence, Op op, Map<String, Object> data,
+            DocumentSnapshot s) {
         String resource = doc.getPath();
-        if (!s.exists()) {
-            return mustExist ? new WriteOutcome.NotFound(resource) : new WriteOutcome.Applied(resource, fence.value());
-        }
-        long stored = decode(s.get(fenceField));
+        long stored = s.exists() ? decode(s.get(fenceField)) : 0;
         if (!policy.admits(fence, stored)) {
             metrics.staleWriteRejected("firestore");
             return new WriteOutcome.Stale(resource, fence.value(), stored, policy);
         }
-        if (mustExist && Boolean.TRUE.equals(s.getBoolean(deletedField))) {
-            return new WriteOutcome.NotFound(resource);
+        boolean live = s.exists() && !Boolean.TRUE.equals(s.getBoolean(deletedField));
+        switch (op) {
+            case UPDATE -> {
+                if (!live) {
+                    return new WriteOutcome.NotFound(resource); // an update records nothing on a tombstone
+                }
+                tx.update(doc, data);
+            }
+            case SET -> tx.set(doc, data);
+            case CLAIM -> {
+                if (!live) {
+                    tx.set(doc, tombstone(fence));
+                    return new WriteOutcome.NotFound(resource);
+                }
+                tx.update(doc, Map.of(fenceField, encode(fence)));
+            }
+            case DELETE -> tx.set(doc, tombstone(fence));
         }
         return new WriteOutcome.Applied(resource, fence.value());
+    }
+
+    private Map<String, Object> tombstone(FenceToken fence) {
+        return Map.of(fenceField, encode(fence), deletedField, true);
     }
 
     private Map<String, Object> checked(DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
@@ -185,7 +272,9 @@ public final class FencedFirestore {
             if (name == null || name.isEmpty()) {
                 throw new IllegalArgumentException("field names must not be empty");
             }
-            if (name.equals(fenceField) || name.equals(deletedField)) {
+            // update() reads names as dotted field paths: "_fence.x" would overwrite the fence with a map
+            if (name.equals(fenceField) || name.equals(deletedField)
+                    || name.startsWith(fenceField + ".") || name.startsWith(deletedField + ".")) {
                 throw new IllegalArgumentException("fields must not include '" + name + "'; fence-guard sets it");
             }
         }

@@ -1,5 +1,6 @@
 package dev.fenceguard.firestore;
 
+import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
@@ -29,16 +30,20 @@ import java.util.Optional;
  * document and writes it back only if it is unchanged.
  *
  * <pre>{@code
- * LockClient locks = LockClient.of(FirestoreLockBackend.builder(firestore)
- *         .withCollection("locks").withClockSkewAllowance(Duration.ofSeconds(1)).build());
+ * LockClient locks = LockClient.of(FirestoreLockBackend.builder(firestore).withCollection("locks").build());
  * }</pre>
  *
- * <p><b>Clock.</b> A Firestore transaction cannot read a server clock, so expiry is judged by the
- * client clock ({@link TimeSource}, default the system clock). The holder stores {@code now + ttl};
- * another client treats the lock as free only once its own clock passes that instant plus the
- * {@linkplain Builder#withClockSkewAllowance skew allowance}. Two holders can therefore only coexist if
- * two clients' clocks differ by more than the allowance: keep clocks synchronised (NTP) and the
- * allowance above their worst difference. Fences still protect resources if that fails.
+ * <p><b>Clock.</b> Expiry is judged by Firestore's clock, never the client's. A write cannot read the
+ * server clock, but every read returns the server's read time, and each operation here writes only
+ * if the document is unchanged since its read. So each operation judges "now" as the read time of the
+ * snapshot its compare-and-set is based on: acquire takes a lock over a lease whose expiry is not after
+ * that instant, and stores {@code readTime + ttl} as the new expiry; extend and release act only on a
+ * lease that was live at their read time (extend stores {@code readTime + ttl}); lookup reports a lease
+ * live at its read time. Client clocks may be off by any amount without two holders coexisting. The
+ * decision is as of the read: an extend whose read saw a live lease may land just after that lease's
+ * expiry, which is safe because nobody else can have written the document in between (the write would
+ * fail and the extend would re-read). The holder's own view, {@link dev.fenceguard.core.Lease#isValid()},
+ * runs on its monotonic clock from the moment the acquire was sent, so it never outlives the server's.
  *
  * <p><b>Document.</b> {@code <collection>/<id>} with fields {@code key} (the lock key),
  * {@code fence} (last fence issued), {@code lockId} and {@code expiresAtMillis} (absent when free),
@@ -63,18 +68,14 @@ public final class FirestoreLockBackend implements LockBackend {
     static final String ACQUIRED = "acquiredAtMillis";
 
     private final CollectionReference collection;
-    private final long skewMillis;
-    private final TimeSource time;
     private final int attempts;
 
     private FirestoreLockBackend(Builder b) {
         this.collection = b.db.collection(b.collection);
-        this.skewMillis = b.skew.toMillis();
-        this.time = b.time;
         this.attempts = b.attempts;
     }
 
-    /** A backend on {@code db}; defaults: collection {@code fence_guard_locks}, skew allowance 1 s. */
+    /** A backend on {@code db}; default collection {@code fence_guard_locks}. */
     public static Builder builder(Firestore db) {
         return new Builder(db);
     }
@@ -94,8 +95,8 @@ public final class FirestoreLockBackend implements LockBackend {
         DocumentReference doc = doc(key);
         for (int attempt = 0; attempt < attempts; attempt++) {
             DocumentSnapshot s = read(doc, key, "acquire");
-            long now = time.now().toEpochMilli();
-            if (liveForOthers(s, now)) {
+            long now = serverMillis(s, key);
+            if (live(s, now)) {
                 return Optional.empty();
             }
             long last = s.exists() && s.getLong(FENCE) != null ? s.getLong(FENCE) : 0;
@@ -122,7 +123,7 @@ public final class FirestoreLockBackend implements LockBackend {
         DocumentReference doc = doc(key);
         for (int attempt = 0; attempt < attempts; attempt++) {
             DocumentSnapshot s = read(doc, key, "release");
-            if (!heldBy(s, lockId, time.now().toEpochMilli())) {
+            if (!heldBy(s, lockId, serverMillis(s, key))) {
                 return false;
             }
             if (write(doc, s, Map.of(LOCK_ID, FieldValue.delete(), EXPIRES, FieldValue.delete()), key, "release")) {
@@ -137,7 +138,7 @@ public final class FirestoreLockBackend implements LockBackend {
         DocumentReference doc = doc(key);
         for (int attempt = 0; attempt < attempts; attempt++) {
             DocumentSnapshot s = read(doc, key, "extend");
-            long now = time.now().toEpochMilli();
+            long now = serverMillis(s, key);
             if (!heldBy(s, lockId, now)) {
                 return Optional.empty();
             }
@@ -154,6 +155,18 @@ public final class FirestoreLockBackend implements LockBackend {
     }
 
     /**
+     * The server's clock at the read, in epoch milliseconds rounded down: for a whole-millisecond expiry
+     * {@code e}, {@code floor(t) < e} exactly when {@code t < e}, so rounding never revives a lease.
+     */
+    private static long serverMillis(DocumentSnapshot s, LockKey key) {
+        Timestamp t = s.getReadTime();
+        if (t == null) { // never seen: every read response carries a read time
+            throw new FenceGuardException(ErrorCode.INTERNAL, key.value(), "Firestore returned no read time; cannot judge expiry");
+        }
+        return Math.addExact(Math.multiplyExact(t.getSeconds(), 1000L), t.getNanos() / 1_000_000);
+    }
+
+    /**
      * Writes {@code data} only if the document is still as read: {@code create} when it did not exist,
      * else {@code update} with an update-time precondition. Equivalent to a read-write transaction on
      * this one document, without its locks. False if someone changed the document meanwhile.
@@ -166,8 +179,8 @@ public final class FirestoreLockBackend implements LockBackend {
 
     @Override
     public Optional<LockInfo> lookup(LockKey key) {
-        DocumentSnapshot s = FirestoreErrors.await(doc(key).get(), key.value(), "lookup");
-        if (!liveForOthers(s, time.now().toEpochMilli())) {
+        DocumentSnapshot s = read(doc(key), key, "lookup");
+        if (!live(s, serverMillis(s, key))) {
             return Optional.empty();
         }
         return Optional.of(new LockInfo(key, FenceToken.of(s.getLong(FENCE)), Instant.ofEpochMilli(s.getLong(EXPIRES))));
@@ -177,13 +190,13 @@ public final class FirestoreLockBackend implements LockBackend {
         return collection.document(DocIds.of(key));
     }
 
-    /** Held as others see it: until the expiry plus the skew allowance. */
-    private boolean liveForOthers(DocumentSnapshot s, long now) {
+    /** Held by anyone at server time {@code now}: strictly before the expiry. */
+    private static boolean live(DocumentSnapshot s, long now) {
         Long expires = s.exists() ? s.getLong(EXPIRES) : null;
-        return expires != null && s.getString(LOCK_ID) != null && now < expires + skewMillis;
+        return expires != null && s.getString(LOCK_ID) != null && now < expires;
     }
 
-    /** Held by {@code lockId} as the holder sees it: strictly before the expiry, no allowance. */
+    /** Held by {@code lockId} at server time {@code now}. */
     private static boolean heldBy(DocumentSnapshot s, LockId lockId, long now) {
         Long expires = s.exists() ? s.getLong(EXPIRES) : null;
         return expires != null && lockId.value().equals(s.getString(LOCK_ID)) && now < expires;
@@ -191,15 +204,13 @@ public final class FirestoreLockBackend implements LockBackend {
 
     @Override
     public String toString() {
-        return "FirestoreLockBackend[" + collection.getPath() + ", skew allowance " + skewMillis + " ms]";
+        return "FirestoreLockBackend[" + collection.getPath() + "]";
     }
 
     /** Options for a {@link FirestoreLockBackend}. Not thread-safe. */
     public static final class Builder {
         private final Firestore db;
         private String collection = "fence_guard_locks";
-        private Duration skew = Duration.ofSeconds(1);
-        private TimeSource time = TimeSource.system();
         private int attempts = 25;
 
         private Builder(Firestore db) {
@@ -223,23 +234,28 @@ public final class FirestoreLockBackend implements LockBackend {
         }
 
         /**
-         * How far apart client clocks may be: others treat a lock as held until its expiry plus this.
-         * Default 1 s.
+         * Ignored: expiry is judged by Firestore's read time, so client clocks need no allowance. Earlier
+         * versions judged it by the client clock and kept others out for this long after the expiry.
+         * The argument is still checked so that a configuration that was invalid stays invalid.
          *
+         * @deprecated no client clock is used any more; remove the call. To be removed before 1.0.
          * @throws IllegalArgumentException if negative, sub-millisecond or above 1 minute
          */
+        @Deprecated(forRemoval = true)
         public Builder withClockSkewAllowance(Duration skew) {
             Objects.requireNonNull(skew, "skew");
             if (skew.isNegative() || skew.getNano() % 1_000_000 != 0 || skew.compareTo(Duration.ofMinutes(1)) > 0) {
                 throw new IllegalArgumentException("clock skew allowance must be whole milliseconds from 0 to 1 minute, was " + skew);
             }
-            this.skew = skew;
             return this;
         }
 
-        /** The client clock expiry is judged by; default {@link TimeSource#system()}. */
-        public Builder withTimeSource(TimeSource time) {
-            this.time = Objects.requireNonNull(time, "time");
+        /**
+         * Test seam, not API: the client's wall clock. The backend never reads it (see "Clock" in the
+         * class comment); tests hand it a clock minutes off to show that it does not matter.
+         */
+        Builder withTimeSource(TimeSource time) {
+            Objects.requireNonNull(time, "time");
             return this;
         }
 
@@ -259,8 +275,6 @@ public final class FirestoreLockBackend implements LockBackend {
         public FirestoreLockBackend build() {
             Builder copy = new Builder(db);
             copy.collection = collection;
-            copy.skew = skew;
-            copy.time = time;
             copy.attempts = attempts;
             return new FirestoreLockBackend(copy);
         }

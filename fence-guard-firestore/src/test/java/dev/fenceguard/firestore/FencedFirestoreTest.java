@@ -11,6 +11,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.core.WriteOutcome.Applied;
 import dev.fenceguard.core.WriteOutcome.NotFound;
 import dev.fenceguard.core.WriteOutcome.Stale;
@@ -60,7 +61,82 @@ class FencedFirestoreTest {
         assertThat(FENCED.update(doc, f(7), Map.of("status", "x"))).as("update of a tombstone").isInstanceOf(NotFound.class);
         assertThat(FENCED.set(doc, f(7), Map.of("status", "reborn"))).isInstanceOf(Applied.class);
         assertThat(data(doc)).isEqualTo(Map.of("status", "reborn", "_fence", 7L));
-        assertThat(FENCED.delete(DB.collection("orders").document("never"), f(1))).isInstanceOf(NotFound.class);
+    }
+
+    private static Map<String, Object> tombstone(long fence) {
+        return Map.of("_fence", fence, "_deleted", true);
+    }
+
+    private static Stale stale(DocumentReference doc, long presented, long current) {
+        return new Stale(doc.getPath(), presented, current, FencePolicy.SAME_OR_NEWER);
+    }
+
+    @Test
+    void deleteOfAbsentKeyThenStaleCreateIsStale() throws Exception {
+        DocumentReference doc = DB.collection("rule").document("deleted-never-existing");
+        assertThat(FENCED.delete(doc, f(5))).isEqualTo(new Applied(doc.getPath(), 5));
+        assertThat(data(doc)).as("a tombstone holds the fence").isEqualTo(tombstone(5));
+        assertThat(FENCED.set(doc, f(4), Map.of("status", "zombie"))).isEqualTo(stale(doc, 4, 5));
+        assertThat(data(doc)).as("still absent").isEqualTo(tombstone(5));
+        assertThat(FENCED.set(doc, f(5), Map.of("status", "created"))).isEqualTo(new Applied(doc.getPath(), 5));
+        assertThat(data(doc)).isEqualTo(Map.of("status", "created", "_fence", 5L));
+
+        DocumentReference other = DB.collection("rule").document("deleted-never-existing-2");
+        assertThat(FENCED.delete(other, f(5))).isInstanceOf(Applied.class);
+        assertThat(FENCED.set(other, f(6), Map.of("status", "created"))).isInstanceOf(Applied.class);
+        assertThat(data(other)).isEqualTo(Map.of("status", "created", "_fence", 6L));
+    }
+
+    @Test
+    void claimOfAbsentKeyThenStaleCreateIsStale() throws Exception {
+        DocumentReference doc = DB.collection("rule").document("claimed-never-existing");
+        assertThat(FENCED.claim(doc, f(5))).as("the document does not exist").isEqualTo(new NotFound(doc.getPath()));
+        assertThat(data(doc)).as("its tombstone now holds the fence").isEqualTo(tombstone(5));
+        assertThat(FENCED.set(doc, f(4), Map.of("status", "zombie"))).isEqualTo(stale(doc, 4, 5));
+        assertThat(FENCED.update(doc, f(4), Map.of("status", "zombie"))).isEqualTo(stale(doc, 4, 5));
+        assertThat(data(doc)).isEqualTo(tombstone(5));
+        assertThat(FENCED.set(doc, f(6), Map.of("status", "created"))).isEqualTo(new Applied(doc.getPath(), 6));
+        assertThat(data(doc)).isEqualTo(Map.of("status", "created", "_fence", 6L));
+    }
+
+    @Test
+    void claimAndDeleteOfATombstoneRaiseItsFenceAndRefuseOlderOnes() throws Exception {
+        DocumentReference doc = DB.collection("rule").document("tomb");
+        assertThat(FENCED.set(doc, f(2), Map.of("status", "new"))).isInstanceOf(Applied.class);
+        assertThat(FENCED.delete(doc, f(5))).isInstanceOf(Applied.class);
+        assertThat(FENCED.claim(doc, f(7))).isEqualTo(new NotFound(doc.getPath()));
+        assertThat(data(doc)).isEqualTo(tombstone(7));
+        assertThat(FENCED.claim(doc, f(6))).isEqualTo(stale(doc, 6, 7));
+        assertThat(FENCED.delete(doc, f(6))).isEqualTo(stale(doc, 6, 7));
+        assertThat(FENCED.delete(doc, f(9))).isEqualTo(new Applied(doc.getPath(), 9));
+        assertThat(data(doc)).isEqualTo(tombstone(9));
+        assertThat(FENCED.set(doc, f(8), Map.of("status", "zombie"))).isEqualTo(stale(doc, 8, 9));
+        assertThat(data(doc)).isEqualTo(tombstone(9));
+    }
+
+    @Test
+    void anUpdateOfAnAbsentOrDeletedDocumentRecordsNothing() throws Exception {
+        DocumentReference never = DB.collection("rule").document("update-never");
+        assertThat(FENCED.update(never, f(5), Map.of("a", 1))).isEqualTo(new NotFound(never.getPath()));
+        assertThat(never.get().get().exists()).as("no tombstone from an update").isFalse();
+        DocumentReference doc = DB.collection("rule").document("update-tomb");
+        assertThat(FENCED.delete(doc, f(5))).isInstanceOf(Applied.class);
+        assertThat(FENCED.update(doc, f(7), Map.of("a", 1))).isEqualTo(new NotFound(doc.getPath()));
+        assertThat(FENCED.update(doc, f(4), Map.of("a", 1))).isEqualTo(stale(doc, 4, 5));
+        assertThat(data(doc)).as("tombstone fence unchanged").isEqualTo(tombstone(5));
+    }
+
+    @Test
+    void strictPolicyRefusesTheTombstonesOwnFence() throws Exception {
+        FencedFirestore strict = FencedFirestore.builder(DB).withPolicy(FencePolicy.STRICTLY_NEWER).withMetrics(LockMetrics.none()).build();
+        DocumentReference doc = DB.collection("rule").document("strict-tomb");
+        assertThat(strict.delete(doc, f(5))).isInstanceOf(Applied.class);
+        assertThat(strict.delete(doc, f(5))).isInstanceOf(Stale.class);
+        assertThat(strict.claim(doc, f(5))).isInstanceOf(Stale.class);
+        assertThat(strict.set(doc, f(5), Map.of("a", 1))).isInstanceOf(Stale.class);
+        assertThat(data(doc)).isEqualTo(tombstone(5));
+        assertThat(strict.claim(doc, f(6))).isInstanceOf(NotFound.class);
+        assertThat(strict.set(doc, f(7), Map.of("a", 1))).isInstanceOf(Applied.class);
     }
 
     @Test
@@ -95,8 +171,49 @@ class FencedFirestoreTest {
     }
 
     @Test
+    void checkOfAnAbsentDocumentLeavesATombstoneSoAnOlderTransactionCannotCreateIt() throws Exception {
+        DocumentReference doc = DB.collection("accounts").document("absent");
+        WriteOutcome first = DB.runTransaction(tx -> FENCED.check(tx, doc, f(5))).get();
+        assertThat(first).isEqualTo(new NotFound(doc.getPath()));
+        assertThat(data(doc)).isEqualTo(tombstone(5));
+        WriteOutcome zombie = DB.runTransaction(tx -> FENCED.set(tx, doc, f(4), Map.of("balance", 1L))).get();
+        assertThat(zombie).isEqualTo(stale(doc, 4, 5));
+        assertThat(DB.runTransaction(tx -> FENCED.check(tx, doc, f(4))).get()).isEqualTo(stale(doc, 4, 5));
+        assertThat(data(doc)).isEqualTo(tombstone(5));
+        WriteOutcome created = DB.runTransaction(tx -> FENCED.set(tx, doc, f(6), Map.of("balance", 100L))).get();
+        assertThat(created).isEqualTo(new Applied(doc.getPath(), 6));
+        assertThat(data(doc)).isEqualTo(Map.of("balance", 100L, "_fence", 6L));
+    }
+
+    @Test
+    void checkOfATombstoneRaisesItsFenceOrRefusesAnOlderOne() throws Exception {
+        DocumentReference doc = DB.collection("accounts").document("tomb");
+        assertThat(FENCED.delete(doc, f(5))).isInstanceOf(Applied.class);
+        assertThat(DB.runTransaction(tx -> FENCED.check(tx, doc, f(4))).get()).isEqualTo(stale(doc, 4, 5));
+        assertThat(DB.runTransaction(tx -> FENCED.check(tx, doc, f(6))).get()).isEqualTo(new NotFound(doc.getPath()));
+        assertThat(data(doc)).isEqualTo(tombstone(6));
+        assertThat(FENCED.set(doc, f(5), Map.of("balance", 1L))).isEqualTo(stale(doc, 5, 6));
+    }
+
+    @Test
+    void transactionalUpdateAndDeleteFollowTheSameRule() throws Exception {
+        DocumentReference doc = DB.collection("accounts").document("tx");
+        doc.set(Map.of("balance", 100L, "_fence", 5L)).get();
+        assertThat(DB.runTransaction(tx -> FENCED.update(tx, doc, f(4), Map.of("balance", 0L))).get()).isEqualTo(stale(doc, 4, 5));
+        assertThat(DB.runTransaction(tx -> FENCED.update(tx, doc, f(5), Map.of("balance", 90L))).get()).isInstanceOf(Applied.class);
+        assertThat(DB.runTransaction(tx -> FENCED.delete(tx, doc, f(4))).get()).isEqualTo(stale(doc, 4, 5));
+        assertThat(data(doc)).isEqualTo(Map.of("balance", 90L, "_fence", 5L));
+        assertThat(DB.runTransaction(tx -> FENCED.delete(tx, doc, f(6))).get()).isInstanceOf(Applied.class);
+        assertThat(data(doc)).isEqualTo(tombstone(6));
+        assertThat(DB.runTransaction(tx -> FENCED.update(tx, doc, f(7), Map.of("balance", 1L))).get()).isInstanceOf(NotFound.class);
+        DocumentReference never = DB.collection("accounts").document("tx-never");
+        assertThat(DB.runTransaction(tx -> FENCED.delete(tx, never, f(3))).get()).isInstanceOf(Applied.class);
+        assertThat(data(never)).isEqualTo(tombstone(3));
+    }
+
+    @Test
     void aZombieIsRefusedEndToEnd() throws Exception {
-        LockClient locks = LockClient.builder(FirestoreLockBackend.builder(DB).withClockSkewAllowance(Duration.ofMillis(50)).build())
+        LockClient locks = LockClient.builder(FirestoreLockBackend.builder(DB).build())
                 .withMetrics(LockMetrics.none()).build();
         DocumentReference order = DB.collection("orders").document("42");
         order.set(Map.of("status", "new")).get();
@@ -116,6 +233,8 @@ class FencedFirestoreTest {
         assertThatThrownBy(() -> FENCED.update(doc, f(1), Map.of())).hasMessage("fields must not be empty");
         assertThatThrownBy(() -> FENCED.set(doc, f(1), Map.of("_fence", 9L))).hasMessageContaining("fence-guard sets it");
         assertThatThrownBy(() -> FENCED.set(doc, f(1), Map.of("_deleted", false))).hasMessageContaining("fence-guard sets it");
+        assertThatThrownBy(() -> FENCED.update(doc, f(1), Map.of("_fence.x", 1L))).hasMessageContaining("'_fence.x'");
+        assertThatThrownBy(() -> FENCED.update(doc, f(1), Map.of("_deleted.x", 1L))).hasMessageContaining("'_deleted.x'");
         assertThatThrownBy(() -> FencedFirestore.builder(DB).withFenceField("_deleted")).isInstanceOf(IllegalArgumentException.class);
         assertThat(doc.get().get().exists()).as("nothing was written").isFalse();
     }

@@ -6,7 +6,7 @@ import dev.fenceguard.testkit.LockBackendContract;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 
-/** The backend contract on the Firestore emulator (client clock, 50 ms skew allowance). */
+/** The backend contract on the Firestore emulator (expiry by the server's read time). */
 class FirestoreBackendContractTest extends LockBackendContract {
 
     private static final Firestore DB = Emulator.newProject("contract");
@@ -18,7 +18,7 @@ class FirestoreBackendContractTest extends LockBackendContract {
 
     @Override
     protected LockBackend backend() {
-        return FirestoreLockBackend.builder(DB).withClockSkewAllowance(Duration.ofMillis(50)).build();
+        return FirestoreLockBackend.builder(DB).build();
     }
 
     @Override

@@ -5,12 +5,11 @@ import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.testkit.LockBackendProperties;
 import java.time.Duration;
 
-/** Stateful chains on the Firestore emulator against the reference model (50 ms skew allowance). */
+/** Stateful chains on the Firestore emulator against the reference model (expiry by the server's read time). */
 class FirestoreBackendProperties extends LockBackendProperties {
 
     private static final Firestore DB = Emulator.newProject("props");
-    private static final FirestoreLockBackend BACKEND = FirestoreLockBackend.builder(DB)
-            .withClockSkewAllowance(Duration.ofMillis(50)).build();
+    private static final FirestoreLockBackend BACKEND = FirestoreLockBackend.builder(DB).build();
 
     @Override
     protected LockBackend backend() {
@@ -19,6 +18,6 @@ class FirestoreBackendProperties extends LockBackendProperties {
 
     @Override
     protected Duration expirySlack() {
-        return Duration.ofMillis(120); // the skew allowance plus emulator latency
+        return Duration.ofMillis(120); // emulator latency
     }
 }

@@ -9,7 +9,7 @@ import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
-import dev.fenceguard.core.ManualTimeSource;
+import dev.fenceguard.core.TimeSource;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.firestore.internal.DocIds;
 import io.grpc.Status;
@@ -80,20 +80,103 @@ class FirestoreLockBackendTest {
         }
     }
 
+    /** A client whose wall clock is {@code offset} away from the real one (the emulator runs on this host). */
+    private static FirestoreLockBackend clientWithClockOff(Duration offset, String collection) {
+        TimeSource off = new TimeSource() {
+            @Override
+            public Instant now() {
+                return Instant.now().plus(offset);
+            }
+
+            @Override
+            public long nanoTime() {
+                return System.nanoTime();
+            }
+
+            @Override
+            public void sleep(Duration d) throws InterruptedException {
+                Thread.sleep(d);
+            }
+        };
+        return FirestoreLockBackend.builder(DB).withCollection(collection).withTimeSource(off).build();
+    }
+
+    /** Polls the server's read time (the clock the backend judges by) until it is past {@code instant}. */
+    private static void awaitServerTimePast(Instant instant) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (DB.collection("clock").document("probe").get().get().getReadTime().toDate().toInstant().compareTo(instant) <= 0) {
+            assertThat(System.nanoTime() - deadline).as("server time never passed %s", instant).isNegative();
+            Thread.sleep(20);
+        }
+    }
+
+    private static final Duration TEN_MINUTES = Duration.ofMinutes(10);
+
     @Test
-    void theSkewAllowanceKeepsOthersOutAfterTheHoldersExpiry() {
-        ManualTimeSource clock = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
-        FirestoreLockBackend backend = FirestoreLockBackend.builder(DB).withCollection("skewed")
-                .withClockSkewAllowance(Duration.ofSeconds(2)).withTimeSource(clock).build();
-        LockKey key = LockKey.of("skew");
-        LockId holder = LockId.random();
-        Grant g = backend.tryAcquire(key, holder, Duration.ofSeconds(10)).orElseThrow();
-        assertThat(g.expiresAt()).isEqualTo(Instant.parse("2026-01-01T00:00:10Z"));
-        clock.advance(Duration.ofSeconds(11));
-        assertThat(backend.extend(key, holder, TTL)).as("expired for the holder").isEmpty();
-        assertThat(backend.tryAcquire(key, LockId.random(), TTL)).as("still held for others within the allowance").isEmpty();
-        clock.advance(Duration.ofSeconds(1));
-        assertThat(backend.tryAcquire(key, LockId.random(), TTL).orElseThrow().fence()).isEqualTo(g.fence() + 1);
+    void aLiveLockIsNotTakenOverByAClientWhoseClockRunsTenMinutesFast() {
+        FirestoreLockBackend holder = clientWithClockOff(Duration.ZERO, "fastclock");
+        FirestoreLockBackend fast = clientWithClockOff(TEN_MINUTES, "fastclock");
+        LockKey key = LockKey.of("live");
+        LockId id = LockId.random();
+        Grant g = holder.tryAcquire(key, id, TTL).orElseThrow();
+        assertThat(fast.tryAcquire(key, LockId.random(), TTL)).as("live for 30 s by the server's clock").isEmpty();
+        assertThat(fast.lookup(key)).as("the fast client sees the live lock").hasValueSatisfying(info -> {
+            assertThat(info.fence().value()).isEqualTo(g.fence());
+            assertThat(info.expiresAt()).isEqualTo(g.expiresAt());
+        });
+        assertThat(fast.release(key, LockId.random())).isFalse();
+        assertThat(holder.extend(key, id, TTL)).isPresent();
+        assertThat(holder.release(key, id)).isTrue();
+    }
+
+    @Test
+    void anExpiredLockIsTakenOverByAClientWhoseClockRunsTenMinutesSlow() throws Exception {
+        FirestoreLockBackend holder = clientWithClockOff(Duration.ZERO, "slowclock");
+        FirestoreLockBackend slow = clientWithClockOff(TEN_MINUTES.negated(), "slowclock");
+        LockKey key = LockKey.of("expired");
+        LockId id = LockId.random();
+        Grant g = holder.tryAcquire(key, id, Duration.ofMillis(300)).orElseThrow();
+        awaitServerTimePast(g.expiresAt());
+        assertThat(slow.lookup(key)).as("expired by the server's clock").isEmpty();
+        Grant taken = slow.tryAcquire(key, LockId.random(), TTL).orElseThrow(() -> new AssertionError("the slow client was refused"));
+        assertThat(taken.fence()).isEqualTo(g.fence() + 1);
+        assertThat(holder.extend(key, id, TTL)).as("the old holder cannot extend").isEmpty();
+        assertThat(holder.release(key, id)).isFalse();
+    }
+
+    @Test
+    void aHolderWhoseClockRunsSlowCannotExtendOrReleaseAnExpiredLease() throws Exception {
+        FirestoreLockBackend slow = clientWithClockOff(TEN_MINUTES.negated(), "slowholder");
+        LockKey key = LockKey.of("expired");
+        LockId id = LockId.random();
+        Grant g = slow.tryAcquire(key, id, Duration.ofMillis(300)).orElseThrow();
+        awaitServerTimePast(g.expiresAt());
+        assertThat(slow.extend(key, id, TTL)).as("extend never revives an expired lease").isEmpty();
+        assertThat(slow.release(key, id)).isFalse();
+        assertThat(slow.lookup(key)).isEmpty();
+    }
+
+    @Test
+    void expiryInstantsFollowTheServersClockWhateverTheClientsClock() {
+        FirestoreLockBackend slow = clientWithClockOff(TEN_MINUTES.negated(), "expiry");
+        FirestoreLockBackend fast = clientWithClockOff(TEN_MINUTES, "expiry");
+        LockKey key = LockKey.of("agree");
+        LockId id = LockId.random();
+        Instant before = Instant.now();
+        Grant g = slow.tryAcquire(key, id, TTL).orElseThrow();
+        Instant after = Instant.now();
+        // the emulator shares this host's clock: the expiry is its read time + ttl, not the slow clock's
+        assertThat(g.expiresAt()).isBetween(before.plus(TTL).minusSeconds(2), after.plus(TTL).plusSeconds(2));
+        assertThat(fast.lookup(key).orElseThrow().expiresAt()).isEqualTo(g.expiresAt());
+        before = Instant.now();
+        Instant extended = slow.extend(key, id, Duration.ofMinutes(2)).orElseThrow();
+        after = Instant.now();
+        assertThat(extended).isBetween(before.plus(Duration.ofMinutes(2)).minusSeconds(2), after.plus(Duration.ofMinutes(2)).plusSeconds(2));
+        assertThat(fast.lookup(key).orElseThrow().expiresAt()).as("lookup agrees with extend").isEqualTo(extended);
+        assertThat(slow.lookup(key).orElseThrow().expiresAt()).isEqualTo(extended);
+        assertThat(fast.extend(key, id, TTL)).as("the same lease extended through a fast client").isPresent();
+        assertThat(fast.release(key, id)).isTrue();
+        assertThat(slow.lookup(key)).isEmpty();
     }
 
     @Test
@@ -135,12 +218,13 @@ class FirestoreLockBackendTest {
     }
 
     @Test
+    @SuppressWarnings("removal")
     void badOptionsAreRefused() {
         assertThatThrownBy(() -> FirestoreLockBackend.builder(DB).withCollection("a/b")).hasMessageContaining("no '/'");
         assertThatThrownBy(() -> FirestoreLockBackend.builder(DB).withCollection("__x__")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> FirestoreLockBackend.builder(DB).withClockSkewAllowance(Duration.ofMillis(-1)))
-                .hasMessageContaining("clock skew allowance");
         assertThatThrownBy(() -> FirestoreLockBackend.builder(DB).withTransactionAttempts(0)).hasMessageContaining("at least 1");
+        assertThatThrownBy(() -> FirestoreLockBackend.builder(DB).withClockSkewAllowance(Duration.ofMillis(-1)))
+                .as("the ignored option still refuses what it always refused").hasMessageContaining("clock skew allowance");
     }
 
     private static ErrorCode code(Status status) {

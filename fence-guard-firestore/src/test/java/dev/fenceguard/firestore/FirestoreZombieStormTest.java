@@ -22,7 +22,7 @@ class FirestoreZombieStormTest {
         DocumentReference counter = db.collection("counters").document("c");
         counter.set(Map.of("n", 0L)).get();
         FencedFirestore fenced = FencedFirestore.builder(db).withMetrics(LockMetrics.none()).build();
-        LockClient locks = LockClient.builder(FirestoreLockBackend.builder(db).withClockSkewAllowance(Duration.ofMillis(20)).build())
+        LockClient locks = LockClient.builder(FirestoreLockBackend.builder(db).build())
                 .withMetrics(LockMetrics.none()).build();
         ZombieStorm.Result r = ZombieStorm.builder(locks, "counter:c", new ZombieStorm.FencedCounter() {
             @Override

@@ -56,8 +56,9 @@ public final class PostgresLockBackend implements LockBackend {
         this.strategy = b.strategy;
         this.table = '"' + b.schema + "\".\"" + b.table + '"'; // validated identifiers
         String expiry = "clock_timestamp() + (?::bigint * interval '1 millisecond')";
-        String floor = "((extract(epoch from clock_timestamp()) * 1000)::bigint - " + FenceStrategy.EPOCH_MILLIS + ") * "
-                + FenceStrategy.PER_MILLISECOND;
+        // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks (extract: exact numeric on 14+, a double good to ~1 µs on 13).
+        String floor = "floor((extract(epoch from clock_timestamp()) * 1000000 - " + FenceStrategy.EPOCH_MILLIS * 1000
+                + ") / " + FenceStrategy.MICROS_PER_FENCE + ")::bigint";
         String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
         String nextFence = strategy == FenceStrategy.DENSE ? "l.fence + 1" : "GREATEST(l.fence + 1, " + floor + ")";
         this.acquireSql = "INSERT INTO " + table + " AS l (lock_key, fence, lock_id, expires_at, acquired_at) "

@@ -97,6 +97,30 @@ class PostgresLockBackendTest {
     }
 
     @Test
+    void clockFlooredFencesRiseStrictlyWhenTheRowIsLostWithinOneMillisecond() throws Exception {
+        PostgresLockBackend floored = pg.backend("floored_tight").withFenceStrategy(FenceStrategy.CLOCK_FLOORED).build();
+        LockKey key = LockKey.of("tight");
+        long last = 0;
+        int sameMillisecond = 0;
+        for (int round = 0; round < 300; round++) {
+            LockId id = LockId.random();
+            long before = floored.tryAcquire(key, id, TTL).orElseThrow().fence();
+            pg.exec("DELETE FROM " + pg.q("floored_tight")); // lock and counter lost, as after a failover or a restore
+            LockId next = LockId.random();
+            long after = floored.tryAcquire(key, next, TTL).orElseThrow().fence();
+            floored.release(key, next);
+            assertThat(before).as("round %d, before the loss", round).isGreaterThan(last);
+            assertThat(after).as("round %d, first fence after the loss", round).isGreaterThan(before);
+            if (before / FenceStrategy.PER_MILLISECOND == after / FenceStrategy.PER_MILLISECOND) {
+                sameMillisecond++;
+            }
+            last = after;
+        }
+        // A floor by whole milliseconds would have repeated a fence in each of these rounds.
+        assertThat(sameMillisecond).as("rounds with the loss inside one server millisecond").isPositive();
+    }
+
+    @Test
     void poolsThatHandOutConnectionsWithoutAutoCommitAreCommitted() throws Exception {
         pg.backend("manual_commit");
         DataSource manual = autoCommitOff(pg.ds);
@@ -126,7 +150,13 @@ class PostgresLockBackendTest {
         nowhere.setURL("jdbc:postgresql://127.0.0.1:1/test?user=postgres&connectTimeout=2");
         PostgresLockBackend backend = PostgresLockBackend.builder(nowhere).build();
         assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL))
-                .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
+                .isInstanceOfSatisfying(FenceGuardException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+                    assertThat(e.getMessage()).contains("SQLSTATE 08001").contains("refused");
+                    // The cause chain keeps the driver's classes (messages redacted) for debugging.
+                    assertThat(e.getCause()).hasMessageStartingWith("org.postgresql.util.PSQLException: SQLSTATE 08001");
+                    assertThat(e.getCause().getCause()).hasMessageStartingWith("java.net.ConnectException");
+                });
     }
 
     @Test

@@ -43,7 +43,10 @@ import java.util.function.Supplier;
  *
  * <p>Redis forgets: a restart without persistence, a FLUSHALL, a failover to a replica that lagged.
  * The default {@link FenceStrategy#CLOCK_FLOORED} keeps fences rising anyway by flooring them with the
- * server's {@code TIME}; {@link FenceStrategy#DENSE} is only safe where the counter cannot be lost.
+ * server's {@code TIME}, strictly above every earlier fence even when the loss and the next
+ * acquisition fall in the same millisecond: the script waits on the server clock for up to one
+ * 10 µs tick when a key has no counter (lost, or first use) or when its counter is ahead of the floor
+ * (see the constant's Javadoc). {@link FenceStrategy#DENSE} is only safe where the counter cannot be lost.
  * Optionally, {@link Builder#withReplicaAcknowledgement} makes each acquisition wait for replicas.
  *
  * <p>Thread-safe. Closing the backend closes the connection it opened (not one you passed in).
@@ -132,6 +135,10 @@ public final class RedisLockBackend implements LockBackend, AutoCloseable {
             throw new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(), "the key has issued its last fence "
                     + r.get(1) + "; no lock was taken");
         }
+        if (status == -2) {
+            throw new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "the Redis server clock did not advance "
+                    + "while the clock-floored fence waited for it (did the clock go back?); no lock was taken");
+        }
         if (status == 0) {
             return Optional.empty();
         }
@@ -190,8 +197,12 @@ public final class RedisLockBackend implements LockBackend, AutoCloseable {
     }
 
     private static Script acquireScript(FenceStrategy strategy) {
+        // MAX_WAIT: a counter at most one millisecond ahead of the floor waits for it (see acquire.lua);
+        // SPIN_LIMIT bounds that wait should the server clock stop or go back meanwhile.
         return Script.load("acquire", java.util.Map.of("FLOORED", strategy == FenceStrategy.CLOCK_FLOORED ? "true" : "false",
-                "EPOCH_MS", Long.toString(FenceStrategy.EPOCH_MILLIS), "PER_MS", Long.toString(FenceStrategy.PER_MILLISECOND),
+                "EPOCH_US", Long.toString(FenceStrategy.EPOCH_MILLIS * 1000),
+                "US_PER_FENCE", Long.toString(FenceStrategy.MICROS_PER_FENCE),
+                "MAX_WAIT", Long.toString(FenceStrategy.PER_MILLISECOND), "SPIN_LIMIT", "100000",
                 "MAX_FENCE", Long.toString(FenceToken.MAX_VALUE)));
     }
 

@@ -10,6 +10,13 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -80,6 +87,91 @@ class RedisDataLossTest {
                 client.shutdown();
             }
         }
+    }
+
+    @Test
+    void fencesRiseStrictlyWhenFlushallFallsInTheSameMillisecond() {
+        try (RedisServers.Server server = RedisServers.start()) {
+            RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
+            try (RedisLockBackend backend = RedisLockBackend.builder(client).build();
+                    StatefulRedisConnection<String, String> admin = client.connect()) {
+                Rounds rounds = flushRounds(backend, admin, 400);
+                // A floor by whole milliseconds repeats a fence in each of these rounds.
+                assertThat(rounds.sameMillisecond).as("rounds with the loss inside one server millisecond").isPositive();
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    @Test
+    void fencesRiseStrictlyAcrossFlushallWhileOtherClientsLockOtherKeys() throws Exception {
+        try (RedisServers.Server server = RedisServers.start()) {
+            RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
+            int others = 4;
+            AtomicBoolean stop = new AtomicBoolean();
+            CountDownLatch started = new CountDownLatch(others);
+            ExecutorService pool = Executors.newFixedThreadPool(others);
+            try (RedisLockBackend backend = RedisLockBackend.builder(client).build();
+                    StatefulRedisConnection<String, String> admin = client.connect()) {
+                List<Future<Integer>> checks = new ArrayList<>();
+                for (int t = 0; t < others; t++) {
+                    LockKey other = LockKey.of("other:" + t);
+                    checks.add(pool.submit(() -> {
+                        // Each other client checks its own key: it loses its counter to the same FLUSHALLs.
+                        try (RedisLockBackend own = RedisLockBackend.builder(client).build()) {
+                            long last = 0;
+                            int n = 0;
+                            started.countDown();
+                            while (!stop.get() || n == 0) {
+                                LockId id = LockId.random();
+                                long fence = own.tryAcquire(other, id, TTL).orElseThrow().fence();
+                                own.release(other, id);
+                                if (fence <= last) {
+                                    throw new AssertionError(other + ": fence " + fence + " after " + last);
+                                }
+                                last = fence;
+                                n++;
+                            }
+                            return n;
+                        }
+                    }));
+                }
+                started.await();
+                try {
+                    flushRounds(backend, admin, 300);
+                } finally {
+                    stop.set(true);
+                }
+                for (Future<Integer> check : checks) {
+                    assertThat(check.get()).as("acquisitions by another client").isPositive();
+                }
+            } finally {
+                pool.shutdownNow();
+                client.shutdown();
+            }
+        }
+    }
+
+    private record Rounds(long last, int sameMillisecond) {}
+
+    /** Rounds of acquire, FLUSHALL, acquire, as fast as one client goes; every fence above all before it. */
+    private static Rounds flushRounds(RedisLockBackend backend, StatefulRedisConnection<String, String> admin, int n) {
+        long last = 0;
+        int sameMillisecond = 0;
+        for (int round = 0; round < n; round++) {
+            long before = backend.tryAcquire(KEY, LockId.random(), TTL).orElseThrow().fence();
+            admin.sync().flushall();
+            long after = backend.tryAcquire(KEY, LockId.random(), TTL).orElseThrow().fence();
+            admin.sync().flushall();
+            assertThat(before).as("round %d, before the loss", round).isGreaterThan(last);
+            assertThat(after).as("round %d, first fence after the loss", round).isGreaterThan(before);
+            if (before / FenceStrategy.PER_MILLISECOND == after / FenceStrategy.PER_MILLISECOND) {
+                sameMillisecond++;
+            }
+            last = after;
+        }
+        return new Rounds(last, sameMillisecond);
     }
 
     @Test

@@ -33,6 +33,40 @@ class RedisErrorsTest {
     }
 
     @Test
+    void aServerThatEchoesTheArgumentsDoesNotPutTheLockIdIntoTheException() {
+        // With scripting renamed away, Redis answers "unknown command 'evalsha', with args beginning with: ..."
+        // and the arguments include the lock id.
+        try (RedisServers.Server server = RedisServers.start("--rename-command", "EVALSHA", "evalsha-renamed",
+                "--rename-command", "EVAL", "eval-renamed")) {
+            RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
+            try (RedisLockBackend backend = RedisLockBackend.builder(client).build()) {
+                LockId id = LockId.random();
+                Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(
+                        () -> backend.tryAcquire(LockKey.of("orders:echo"), id, TTL));
+                assertThat(thrown).isInstanceOfSatisfying(FenceGuardException.class, e -> {
+                    assertThat(e.getMessage()).contains("acquire failed").contains("unknown command")
+                            .contains("arguments withheld").contains("orders:echo");
+                    assertThat(e.getCause()).hasMessageStartingWith("io.lettuce.core.RedisCommandExecutionException: ");
+                    assertThat(e.getCause().getStackTrace()).isNotEmpty();
+                });
+                java.io.StringWriter printed = new java.io.StringWriter();
+                thrown.printStackTrace(new java.io.PrintWriter(printed));
+                assertThat(printed.toString()).doesNotContain(id.value());
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    @Test
+    void anArgumentQuotedInAnErrorIsWithheldWherePresent() {
+        String id = LockId.random().value();
+        assertThat(dev.fenceguard.redis.internal.ScriptRunner.safeText(
+                "ERR Error running script: bad lock " + id + " script: abc, on @user_script:1.", id, "30000"))
+                .isEqualTo("ERR Error running script: bad lock <argument withheld> script: abc, on @user_script:1.");
+    }
+
+    @Test
     void missingPasswordIsAuth() {
         try (RedisServers.Server server = RedisServers.start("--requirepass", "s3cret")) {
             RedisClient client = RedisClient.create(RedisURI.create(server.uri()));

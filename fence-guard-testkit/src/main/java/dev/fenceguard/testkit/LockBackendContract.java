@@ -84,7 +84,7 @@ public abstract class LockBackendContract {
 
     @Test
     void grantsAFreshKeyAndReportsContentionAsAResult() {
-        LockBackend b = backend();
+        BlockingBackend b = BlockingBackend.of(backend());
         LockKey k = key("fresh");
         Optional<Grant> first = b.tryAcquire(k, LockId.random(), LONG);
         assertThat(first).isPresent();
@@ -95,7 +95,7 @@ public abstract class LockBackendContract {
 
     @Test
     void everyAcquisitionGetsAGreaterFenceThanAllBefore() {
-        LockBackend b = backend();
+        BlockingBackend b = BlockingBackend.of(backend());
         LockKey k = key("increasing");
         long last = 0;
         for (int i = 0; i < 20; i++) {
@@ -111,15 +111,15 @@ public abstract class LockBackendContract {
     void fencesKeepIncreasingAcrossAClientRestart() {
         LockKey k = key("restart");
         LockId id = LockId.random();
-        long before = backend().tryAcquire(k, id, LONG).orElseThrow().fence();
-        backend().release(k, id);
-        long after = restartedBackend().tryAcquire(k, LockId.random(), LONG).orElseThrow().fence();
+        long before = BlockingBackend.of(backend()).tryAcquire(k, id, LONG).orElseThrow().fence();
+        BlockingBackend.of(backend()).release(k, id);
+        long after = BlockingBackend.of(restartedBackend()).tryAcquire(k, LockId.random(), LONG).orElseThrow().fence();
         assertThat(after).isGreaterThan(before);
     }
 
     @Test
     void releaseSucceedsOnlyForTheLiveOwnerAndIsIdempotent() {
-        LockBackend b = backend();
+        BlockingBackend b = BlockingBackend.of(backend());
         LockKey k = key("release");
         LockId owner = LockId.random();
         Grant g = b.tryAcquire(k, owner, LONG).orElseThrow();
@@ -132,7 +132,7 @@ public abstract class LockBackendContract {
 
     @Test
     void extendKeepsTheFenceMovesTheExpiryAndIsOwnerOnly() throws InterruptedException {
-        LockBackend b = backend();
+        BlockingBackend b = BlockingBackend.of(backend());
         LockKey k = key("extend");
         LockId owner = LockId.random();
         Grant g = b.tryAcquire(k, owner, shortTtl()).orElseThrow();
@@ -148,7 +148,7 @@ public abstract class LockBackendContract {
 
     @Test
     void anExpiredLeaseIsFreeAndCannotBeReleasedOrRevived() throws InterruptedException {
-        LockBackend b = backend();
+        BlockingBackend b = BlockingBackend.of(backend());
         LockKey k = key("expiry");
         LockId zombie = LockId.random();
         Grant old = b.tryAcquire(k, zombie, shortTtl()).orElseThrow();
@@ -166,7 +166,7 @@ public abstract class LockBackendContract {
 
     @Test
     void lookupShowsOnlyLiveLocks() {
-        LockBackend b = backend();
+        BlockingBackend b = BlockingBackend.of(backend());
         LockKey k = key("lookup");
         assertThat(b.lookup(k)).isEmpty();
         LockId id = LockId.random();
@@ -179,7 +179,7 @@ public abstract class LockBackendContract {
 
     @Test
     void distinctKeysAreIndependentEvenWhenTheyLookAlike() {
-        LockBackend b = backend();
+        BlockingBackend b = BlockingBackend.of(backend());
         List<String> names = List.of("a", "A", "a ", "a/b", "a\\b", "{a}", "a}", "{a", "a:b", "a::b", "a%2Fb", "__name__",
                 "fence:a", "lock:a", ".", "..", "ä", "a\u0308x", "'; DROP TABLE x; --", "\t", "\uD83D\uDD12", "x".repeat(300));
         Map<LockKey, Long> fences = new HashMap<>();
@@ -197,7 +197,7 @@ public abstract class LockBackendContract {
 
     @Test
     void theLongestKeyWorks() {
-        LockBackend b = backend();
+        BlockingBackend b = BlockingBackend.of(backend());
         String filler = "€".repeat((LockKey.MAX_UTF8_BYTES - keyPrefix().length()) / 3);
         LockKey k = key(filler + "x".repeat((LockKey.MAX_UTF8_BYTES - keyPrefix().length()) % 3));
         assertThat(k.utf8()).hasSize(LockKey.MAX_UTF8_BYTES);
@@ -225,7 +225,7 @@ public abstract class LockBackendContract {
 
     @Test
     void concurrentAcquirersNeverShareALockAndNeverReuseAFence() throws Exception {
-        LockBackend b = backend();
+        BlockingBackend b = BlockingBackend.of(backend());
         List<LockKey> keys = List.of(key("hot-0"), key("hot-1"), key("hot-2"));
         Map<LockKey, LockId> holders = new ConcurrentHashMap<>();
         Map<LockKey, List<Long>> issued = new ConcurrentHashMap<>();

@@ -71,7 +71,7 @@ public abstract class LockBackendProperties {
 
     @Provide
     Arbitrary<ActionChain<World>> chains() {
-        return ActionChain.<World>startWith(() -> new World(backend()))
+        return ActionChain.<World>startWith(() -> new World(BlockingBackend.of(backend())))
                 .withAction(3, new Acquire())
                 .withAction(2, new Release())
                 .withAction(2, new Extend())
@@ -82,7 +82,7 @@ public abstract class LockBackendProperties {
 
     /** Both backends, the clients' lock ids, and the timeline so far. */
     public final class World {
-        final LockBackend real;
+        final BlockingBackend real;
         final ManualTimeSource modelTime = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
         final InMemoryLockBackend model = new InMemoryLockBackend(modelTime);
         final List<LockKey> keys;
@@ -91,7 +91,7 @@ public abstract class LockBackendProperties {
         final Map<LockKey, LockId> holder = new HashMap<>();
         final List<String> timeline = new ArrayList<>();
 
-        World(LockBackend real) {
+        World(BlockingBackend real) {
             this.real = real;
             String run = "prop:" + UUID.randomUUID().toString().substring(0, 8) + ":";
             this.keys = List.of(LockKey.of(run + "a"), LockKey.of(run + "b"));

@@ -12,6 +12,8 @@ import dev.fenceguard.core.spi.LockBackend;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.testkit.engine.EngineTestKit;
@@ -30,26 +32,26 @@ class LockBackendPropertiesCatchBugsTest {
         }
 
         @Override
-        public Optional<Grant> tryAcquire(LockKey key, LockId lockId, Duration ttl) {
+        public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
             Optional<Grant> g = inner.tryAcquire(key, lockId, ttl);
             g.ifPresent(x -> holders.put(key, lockId));
-            return g;
+            return CompletableFuture.completedFuture(g);
         }
 
         @Override
-        public boolean release(LockKey key, LockId lockId) {
+        public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
             LockId holder = holders.get(key);
-            return holder != null && inner.release(key, holder);
+            return CompletableFuture.completedFuture(holder != null && inner.release(key, holder));
         }
 
         @Override
-        public Optional<Instant> extend(LockKey key, LockId lockId, Duration ttl) {
-            return inner.extend(key, lockId, ttl);
+        public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+            return inner.extend(key, lockId, ttl, timeout);
         }
 
         @Override
-        public Optional<LockInfo> lookup(LockKey key) {
-            return inner.lookup(key);
+        public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
+            return inner.lookup(key, timeout);
         }
     }
 

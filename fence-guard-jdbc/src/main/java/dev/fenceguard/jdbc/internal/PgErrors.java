@@ -2,12 +2,32 @@ package dev.fenceguard.jdbc.internal;
 
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.internal.Redacted;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
+import java.util.Set;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
 
-/** Maps PostgreSQL errors (by SQLSTATE) to fence-guard's {@link ErrorCode}s. */
+/**
+ * Maps PostgreSQL errors (by SQLSTATE) to fence-guard's {@link ErrorCode}s, without the server's
+ * words where they may quote data: pgjdbc's message includes the server's DETAIL, which for a
+ * constraint violation is the whole row (lock id included), and the primary message of a data
+ * exception or a trigger's RAISE can quote values too. What is kept: SQLSTATE, constraint, schema,
+ * table, column and data type names, the operation, the driver exception's class and stack trace, and
+ * the primary message only for SQLSTATE classes whose messages name objects and never values.
+ */
 public final class PgErrors {
+
+    /**
+     * SQLSTATE classes whose primary messages name connections, roles, objects or resources, never row
+     * values: connection (08), authorization (28), catalog/schema (3D, 3F), transaction rollback (40),
+     * syntax or access rule (42), resources (53, 54), object state (55), operator intervention (57),
+     * system (58). Everything else (22 data exceptions, 23 integrity violations, P0 RAISE, XX, ...) is
+     * reported by SQLSTATE and names only.
+     */
+    private static final Set<String> MESSAGE_SAFE_CLASSES = Set.of("08", "28", "3D", "3F", "40", "42", "53", "54", "55", "57", "58");
 
     private PgErrors() {}
 
@@ -39,11 +59,58 @@ public final class PgErrors {
         };
     }
 
-    /** A {@link FenceGuardException} for {@code e} during {@code operation} on {@code key}. */
+    /**
+     * A {@link FenceGuardException} for {@code e} during {@code operation} on {@code key}. Its message
+     * and its cause (a {@link SQLException} copy of {@code e} with the same SQLSTATE, class name in the
+     * message, and stack trace) carry no row contents; see the class comment.
+     */
     public static FenceGuardException map(SQLException e, String key, String operation) {
+        String facts = facts(e);
         String hint = "42P01".equals(e.getSQLState())
                 ? " (does the table exist? create it with FenceGuardMigrations or your own Flyway)" : "";
-        return new FenceGuardException(code(e), key, operation + " failed: SQLSTATE " + e.getSQLState() + ": "
-                + e.getMessage() + hint, e);
+        return new FenceGuardException(code(e), key, operation + " failed: " + facts + hint, redacted(e, facts));
+    }
+
+    /** SQLSTATE, the names the server reported, and the primary message where it is safe. */
+    static String facts(SQLException e) {
+        String state = e.getSQLState();
+        StringBuilder out = new StringBuilder("SQLSTATE ").append(state);
+        ServerErrorMessage server = e instanceof PSQLException p ? p.getServerErrorMessage() : null;
+        if (server != null) {
+            name(out, "constraint", server.getConstraint());
+            String table = server.getTable();
+            if (table != null) {
+                name(out, "table", server.getSchema() == null ? table : server.getSchema() + "." + table);
+            }
+            name(out, "column", server.getColumn());
+            name(out, "type", server.getDatatype());
+        }
+        if (state != null && state.length() == 5 && MESSAGE_SAFE_CLASSES.contains(state.substring(0, 2))) {
+            String message = server != null ? server.getMessage() : e.getMessage();
+            if (message != null && !message.isBlank()) {
+                out.append(": ").append(firstLine(message));
+            }
+        } else {
+            out.append(" (server message withheld: it may quote row contents)");
+        }
+        return out.toString();
+    }
+
+    private static void name(StringBuilder out, String what, String value) {
+        if (value != null && !value.isEmpty()) {
+            out.append(", ").append(what).append(" \"").append(value).append('"');
+        }
+    }
+
+    private static String firstLine(String s) {
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
+    private static SQLException redacted(SQLException e, String facts) {
+        SQLException copy = new SQLException(e.getClass().getName() + ": " + facts, e.getSQLState(), e.getErrorCode());
+        copy.setStackTrace(e.getStackTrace());
+        copy.initCause(Redacted.chain(e.getCause(), 0));
+        return copy;
     }
 }

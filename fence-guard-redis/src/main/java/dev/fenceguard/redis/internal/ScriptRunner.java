@@ -2,6 +2,7 @@ package dev.fenceguard.redis.internal;
 
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.internal.Redacted;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -44,14 +45,44 @@ public final class ScriptRunner {
                 return commands.eval(script.source(), type, keys, args);
             }
         } catch (RedisException e) {
-            throw map(e, subject, script.name());
+            throw map(e, subject, script.name(), args);
         }
     }
 
     /** A {@link FenceGuardException} for a Lettuce exception. */
     public static FenceGuardException map(RedisException e, String subject, String operation) {
+        return map(e, subject, operation, new String[0]);
+    }
+
+    /**
+     * A {@link FenceGuardException} for a Lettuce exception raised by a call with {@code args}: its
+     * message and its cause (a {@link Redacted} copy with the same class name and stack trace) keep the
+     * Redis error text, but not the arguments the server may echo ({@code unknown command ..., with args
+     * beginning with: ...}, or a script's own error reply), which can hold a lock id or a stored value.
+     */
+    public static FenceGuardException map(RedisException e, String subject, String operation, String... args) {
         ErrorCode code = code(e);
-        return new FenceGuardException(code, subject, operation + " failed: " + e.getMessage(), e);
+        String text = safeText(e.getMessage(), args);
+        return new FenceGuardException(code, subject, operation + " failed: " + text, Redacted.of(e, text));
+    }
+
+    /** The error text without echoed arguments: cut where Redis starts quoting them, and any argument removed. */
+    public static String safeText(String message, String... args) {
+        if (message == null) {
+            return "(no message)";
+        }
+        String text = message;
+        int echo = text.indexOf(", with args beginning with");
+        if (echo >= 0) {
+            text = text.substring(0, echo) + " (arguments withheld)";
+        }
+        for (String arg : args) {
+            // Short arguments (TTLs, counts, a fence) are not secret, and replacing them would garble line numbers.
+            if (arg != null && arg.length() >= 6 && text.contains(arg)) {
+                text = text.replace(arg, "<argument withheld>");
+            }
+        }
+        return text.strip();
     }
 
     static ErrorCode code(RedisException e) {
