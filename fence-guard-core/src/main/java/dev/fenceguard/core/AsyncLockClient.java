@@ -242,6 +242,7 @@ public final class AsyncLockClient implements Lease.Owner {
         renewer.stop(lease);
         if (wasHeld) {
             metrics.held(backend.name(), Duration.ofNanos(time.nanoTime() - lease.acquiredAtNanos()));
+            metrics.leaseEnded(backend.name());
         }
         return Calls.bounded(time, releaseTimeout, lease.key(), "release",
                 () -> backend.release(lease.key(), lease.lockId(), releaseTimeout), null)
@@ -281,7 +282,13 @@ public final class AsyncLockClient implements Lease.Owner {
 
     CompletableFuture<Optional<Lease>> acquire(LockKey key, Duration ttl, Duration maxWait) {
         CompletableFuture<Optional<Lease>> out = new CompletableFuture<>();
-        tryUntil(key, ttl, time.nanoTime() + maxWait.toNanos(), 0, out);
+        long start = time.nanoTime();
+        tryUntil(key, ttl, start + maxWait.toNanos(), 0, out);
+        out.whenComplete((lease, error) -> {
+            if (error == null) {
+                metrics.acquireWaited(backend.name(), Duration.ofNanos(time.nanoTime() - start), lease.isPresent());
+            }
+        });
         return out;
     }
 
@@ -347,6 +354,7 @@ public final class AsyncLockClient implements Lease.Owner {
                 warnOnce(key, fence);
             }
             Lease lease = new Lease(this, time, key, lockId, FenceToken.of(fence), ttl, grant.get().expiresAt(), sent);
+            metrics.leaseStarted(backend.name());
             log.debug("acquired lock '{}' fence {} lock {} until {}", key, fence, lockId.redacted(), lease.expiresAt());
             if (!out.complete(Optional.of(lease))) {
                 releaseQuietly(lease); // cancelled while the call was out

@@ -26,14 +26,16 @@ final class Calls {
     static <T> CompletableFuture<T> bounded(TimeSource time, Duration timeout, LockKey key, String operation,
             Supplier<? extends CompletionStage<T>> call, Consumer<T> late) {
         CompletableFuture<T> out = new CompletableFuture<>();
+        // The bound starts before the request leaves: whoever sees the request sent also sees its timer set.
+        Future<?> timer = time.schedule(timeout, () -> out.completeExceptionally(new FenceGuardException(ErrorCode.TIMEOUT,
+                key.value(), operation + " got no answer within " + timeout + "; gave up waiting")));
         CompletionStage<T> raw;
         try {
             raw = Objects.requireNonNull(call.get(), "the backend returned no stage for " + operation);
         } catch (RuntimeException e) {
+            timer.cancel(false);
             return CompletableFuture.failedFuture(e);
         }
-        Future<?> timer = time.schedule(timeout, () -> out.completeExceptionally(new FenceGuardException(ErrorCode.TIMEOUT,
-                key.value(), operation + " got no answer within " + timeout + "; gave up waiting")));
         raw.whenComplete((value, error) -> {
             timer.cancel(false);
             boolean taken = error != null ? out.completeExceptionally(unwrap(error)) : out.complete(value);

@@ -87,7 +87,8 @@ final class LeaseRenewer {
         Renewal r = active.get(lease);
         Duration left = lease.remaining();
         if (left.isZero()) {
-            lost(lease, r == null ? null : r.lastError);
+            Throwable last = r == null ? null : r.lastError;
+            lost(lease, last, last == null ? LockMetrics.LossCause.EXPIRED : LockMetrics.LossCause.UNREACHABLE);
             return CompletableFuture.completedFuture(false);
         }
         long sent = time.nanoTime();
@@ -101,7 +102,7 @@ final class LeaseRenewer {
                 throw Calls.rethrow(e);
             }
             if (expiry.isEmpty()) {
-                lost(lease, null);
+                lost(lease, null, LockMetrics.LossCause.TAKEN_OVER);
                 return false;
             }
             if (!lease.extended(expiry.get(), sent, ttl)) {
@@ -149,17 +150,19 @@ final class LeaseRenewer {
         }
         notify(() -> listener.onRenewFailed(lease, e));
         if (!lease.isValid()) {
-            lost(lease, e);
+            lost(lease, e, LockMetrics.LossCause.UNREACHABLE);
         }
     }
 
     /** Declares {@code lease} lost, once: stops renewing it, counts, logs, tells the listener. */
-    void lost(Lease lease, Throwable cause) {
+    void lost(Lease lease, Throwable cause, LockMetrics.LossCause why) {
         if (!lease.markLost()) {
             return; // released or already lost
         }
         stop(lease);
         metrics.renewFailed(backend.name());
+        metrics.leaseLost(backend.name(), why);
+        metrics.leaseEnded(backend.name());
         metrics.held(backend.name(), Duration.ofNanos(time.nanoTime() - lease.acquiredAtNanos()));
         log.warn("lost lock '{}' fence {} (lock {}): {}", lease.key(), lease.fence().value(), lease.lockId().redacted(),
                 cause == null ? "the backend no longer holds it, or no renewal answered before the local deadline"
@@ -187,7 +190,7 @@ final class LeaseRenewer {
             if (lease.remaining().isZero()) {
                 Throwable last = r.lastError;
                 lost(lease, last != null ? last : new FenceGuardException(ErrorCode.TIMEOUT, lease.key().value(),
-                        "no renewal answered before the lease's local deadline"));
+                        "no renewal answered before the lease's local deadline"), LockMetrics.LossCause.UNREACHABLE);
             } else {
                 armWatchdog(lease, r); // the deadline moved meanwhile
             }

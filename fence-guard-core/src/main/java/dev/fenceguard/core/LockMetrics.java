@@ -28,6 +28,31 @@ public interface LockMetrics {
     /** A fenced write to {@code resourceType} was rejected as stale. */
     void staleWriteRejected(String resourceType);
 
+    /** Why a lease was declared lost. */
+    enum LossCause {
+        /** The backend answered that it no longer holds the lease for us (it expired there, or was taken over). */
+        TAKEN_OVER,
+        /** Renewals failed or went unanswered until the lease's local deadline. */
+        UNREACHABLE,
+        /** The local deadline had passed before a renewal could be sent. */
+        EXPIRED
+    }
+
+    /** A lease was declared lost while it was held: the event a fencing library exists for. */
+    default void leaseLost(String backend, LossCause cause) {}
+
+    /** A lease was granted to this process; with {@link #leaseEnded} it drives a held-now gauge. */
+    default void leaseStarted(String backend) {}
+
+    /** A lease of this process was released or declared lost. */
+    default void leaseEnded(String backend) {}
+
+    /**
+     * An {@code acquire} with a wait ended after {@code waited} (backoff included): with a lease if
+     * {@code acquired}, else because the wait ran out.
+     */
+    default void acquireWaited(String backend, Duration waited, boolean acquired) {}
+
     /** Micrometer's global registry if Micrometer is present, otherwise {@link #none()}. */
     static LockMetrics automatic() {
         try {
