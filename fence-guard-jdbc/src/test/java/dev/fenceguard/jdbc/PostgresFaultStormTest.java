@@ -59,6 +59,7 @@ class PostgresFaultStormTest {
                     .withFault(2 * size / 3, server::restart)
                     .build().run();
             System.out.println("STORM postgres, restarted mid-storm: " + r.summary());
+            r.firstErrors().forEach((code, e) -> System.out.println("  first " + code + ": " + e.getMessage()));
             r.requireSafe();
             assertThat(r.faultsRun()).isEqualTo(2);
             assertThat(r.applied()).as("the storm went on after the restarts").isPositive();
@@ -82,6 +83,7 @@ class PostgresFaultStormTest {
                     .withFault(Math.min(size, delayed + 20), proxy::cutConnections)
                     .build().run();
             System.out.println("STORM postgres, connections cut and delayed: " + r.summary());
+            r.firstErrors().forEach((code, e) -> System.out.println("  first " + code + ": " + e.getMessage()));
             r.requireSafe();
             assertThat(r.faultsRun()).isEqualTo(4);
         }

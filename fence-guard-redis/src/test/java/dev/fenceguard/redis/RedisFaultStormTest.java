@@ -39,6 +39,7 @@ class RedisFaultStormTest {
                     ZombieStorm.attemptsProperty(200));
             ZombieStorm.Result r = faults.apply(storm).build().run();
             System.out.println("STORM redis, " + label + ": " + r.summary());
+            r.firstErrors().forEach((code, e) -> System.out.println("  first " + code + ": " + e.getMessage()));
             return r;
         } finally {
             lockClient.shutdown();
@@ -102,6 +103,7 @@ class RedisFaultStormTest {
                         .withFault(Math.min(size, delayed + 20), proxy::cutConnections)
                         .build().run();
                 System.out.println("STORM redis, connections cut and delayed: " + r.summary());
+                r.firstErrors().forEach((code, e) -> System.out.println("  first " + code + ": " + e.getMessage()));
                 r.requireSafe();
                 assertThat(r.faultsRun()).isEqualTo(4);
             } finally {

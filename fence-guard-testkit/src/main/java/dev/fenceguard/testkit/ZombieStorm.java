@@ -113,6 +113,7 @@ public final class ZombieStorm {
      * @param stalls how many workers stalled past their lease
      * @param finalValue the counter at the end
      * @param errors mapped errors ({@link FenceGuardException}) by code; each ended its attempt
+     * @param firstErrors the first mapped error of each code, for diagnosis
      * @param unmappedErrors errors of any other type, and faults that threw (must be 0)
      * @param firstUnmappedError the first of those
      * @param faultsRun faults injected
@@ -121,7 +122,8 @@ public final class ZombieStorm {
      * @param elapsed how long the storm ran
      */
     public record Result(long attempts, long acquired, long applied, long rejectedStale, long notFound, long staleApplied,
-            long lostUpdates, long stalls, long finalValue, Map<ErrorCode, Long> errors, long unmappedErrors,
+            long lostUpdates, long stalls, long finalValue, Map<ErrorCode, Long> errors, Map<ErrorCode, FenceGuardException> firstErrors,
+            long unmappedErrors,
             Optional<Throwable> firstUnmappedError, int faultsRun, int faultsScheduled, boolean finished, Duration elapsed) {
 
         /** Copies the error map. */
@@ -129,6 +131,9 @@ public final class ZombieStorm {
             EnumMap<ErrorCode, Long> copy = new EnumMap<>(ErrorCode.class);
             copy.putAll(errors);
             errors = Collections.unmodifiableMap(copy);
+            EnumMap<ErrorCode, FenceGuardException> firsts = new EnumMap<>(ErrorCode.class);
+            firsts.putAll(firstErrors);
+            firstErrors = Collections.unmodifiableMap(firsts);
         }
 
         /** Mapped errors in total. */
@@ -307,6 +312,7 @@ public final class ZombieStorm {
         final AtomicInteger faultsRun = new AtomicInteger();
         final AtomicReference<Throwable> firstUnmapped = new AtomicReference<>();
         final Map<ErrorCode, AtomicLong> errors = new EnumMap<>(ErrorCode.class);
+        final Map<ErrorCode, FenceGuardException> firstErrors = new java.util.concurrent.ConcurrentHashMap<>();
         final ConcurrentLinkedQueue<long[]> appliedWrites = new ConcurrentLinkedQueue<>(); // {value written, fence}
 
         Run() {
@@ -396,6 +402,7 @@ public final class ZombieStorm {
 
         private void mapped(FenceGuardException e) {
             errors.get(e.code()).incrementAndGet();
+            firstErrors.putIfAbsent(e.code(), e);
         }
 
         private void unmapped(Throwable e) {
@@ -427,7 +434,7 @@ public final class ZombieStorm {
                 }
             });
             return new Result(made.get(), acquired.get(), ordered.size(), rejected.get(), notFound.get(), staleApplied, lost,
-                    stalls.get(), finalValue, byCode, unmapped.get(), Optional.ofNullable(firstUnmapped.get()), faultsRun.get(),
+                    stalls.get(), finalValue, byCode, firstErrors, unmapped.get(), Optional.ofNullable(firstUnmapped.get()), faultsRun.get(),
                     faults.size(), finished, elapsed);
         }
     }

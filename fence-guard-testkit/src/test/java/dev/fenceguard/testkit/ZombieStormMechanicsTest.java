@@ -69,6 +69,7 @@ class ZombieStormMechanicsTest {
                 .withAttempts(50).withStallProbability(0).build().run();
         assertThat(r.errors()).containsEntry(ErrorCode.UNAVAILABLE, 10L);
         assertThat(r.errorCount()).isEqualTo(10);
+        assertThat(r.firstErrors().get(ErrorCode.UNAVAILABLE)).hasMessageContaining("down");
         assertThat(r.summary()).contains("errors=10 [UNAVAILABLE=10]").contains("unmapped-errors=0");
         r.requireSafe();
     }
