@@ -189,7 +189,7 @@ final class Stores {
     static OrderStore firestore(String emulatorHost) {
         Firestore db = FirestoreOptions.newBuilder().setProjectId("fence-guard-demo-" + UUID.randomUUID().toString().substring(0, 8))
                 .setEmulatorHost(emulatorHost).setCredentials(new FirestoreOptions.EmulatorCredentials()).build().getService();
-        LockClient locks = LockClient.builder(FirestoreLockBackend.builder(db).withClockSkewAllowance(Duration.ofMillis(100)).build())
+        LockClient locks = LockClient.builder(FirestoreLockBackend.builder(db).build())
                 .withMetrics(LockMetrics.none()).build();
         FencedFirestore guard = FencedFirestore.builder(db).withMetrics(LockMetrics.none()).build();
         return new OrderStore() {
