@@ -4,6 +4,7 @@ import dev.fenceguard.core.FenceEncoding;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import java.sql.Connection;
 import java.util.ArrayList;
@@ -66,6 +67,7 @@ public final class FencedTable {
     private final FencePolicy policy;
     private final FenceEncoding encoding;
     private final LockMetrics metrics;
+    private final WriteRule rule;
     private final String description;
 
     @SuppressWarnings("unchecked")
@@ -77,6 +79,7 @@ public final class FencedTable {
         this.policy = b.policy;
         this.encoding = b.encoding;
         this.metrics = b.metrics != null ? b.metrics : LockMetrics.automatic();
+        this.rule = new WriteRule(policy, encoding, metrics, "postgres");
         this.description = String.join(".", b.table.getQualifiedName().getName());
     }
 
@@ -128,8 +131,8 @@ public final class FencedTable {
      */
     public Condition admits(FenceToken presented) {
         Objects.requireNonNull(presented, "fence");
-        Field<Object> stored = DSL.coalesce(fence, DSL.val(zero(), fence));
-        Field<Object> value = DSL.val(encode(presented), fence);
+        Field<Object> stored = DSL.coalesce(fence, DSL.val(rule.zero(), fence));
+        Field<Object> value = DSL.val(rule.encode(presented), fence);
         return policy == FencePolicy.SAME_OR_NEWER ? stored.le(value) : stored.lt(value);
     }
 
@@ -140,7 +143,7 @@ public final class FencedTable {
 
     /** The value to store in the fence column for {@code fence}: a {@code Long} or the 15-digit text. */
     public Object fenceValue(FenceToken fence) {
-        return encode(fence);
+        return rule.encode(fence);
     }
 
     /** Writes through {@code ctx}, in whatever transaction it runs (PostgreSQL dialect required). */
@@ -184,27 +187,9 @@ public final class FencedTable {
         return tombstone;
     }
 
-    LockMetrics metrics() {
-        return metrics;
-    }
-
-    long decode(Object stored) {
-        if (stored == null) {
-            return 0;
-        }
-        if (stored instanceof Number n) {
-            return n.longValue();
-        }
-        String text = stored.toString().trim();
-        return text.chars().allMatch(c -> c == '0') ? 0 : FenceToken.parse(text).value();
-    }
-
-    private Object encode(FenceToken token) {
-        return encoding == FenceEncoding.INTEGER ? (Object) token.value() : token.toString();
-    }
-
-    private Object zero() {
-        return encoding == FenceEncoding.INTEGER ? (Object) 0L : "000000000000000";
+    /** The shared write-rule kernel: encoding, judging, the stale-write metric. */
+    WriteRule rule() {
+        return rule;
     }
 
     @Override

@@ -2,7 +2,9 @@ package dev.fenceguard.redis;
 
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.FenceEncoding;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.redis.internal.Connections;
 import dev.fenceguard.redis.internal.RedisKeys;
@@ -80,7 +82,7 @@ public final class FencedRedis implements AutoCloseable {
     private final String fenceField;
     private final String fencePrefix;
     private final List<String> lockPrefixes;
-    private final LockMetrics metrics;
+    private final WriteRule rule;
     private final String prelude;
     private final Map<String, Script> userScripts = new ConcurrentHashMap<>();
 
@@ -91,7 +93,8 @@ public final class FencedRedis implements AutoCloseable {
         this.fenceField = b.fenceField;
         this.fencePrefix = b.fencePrefix;
         this.lockPrefixes = b.lockPrefixes;
-        this.metrics = b.metrics != null ? b.metrics : LockMetrics.automatic();
+        // Lua compares fences as numbers, so Redis always stores the integer form.
+        this.rule = new WriteRule(b.policy, FenceEncoding.INTEGER, b.metrics != null ? b.metrics : LockMetrics.automatic(), "redis");
         this.prelude = PRELUDE.replace("${FENCE_FIELD}", luaString(fenceField));
     }
 
@@ -284,8 +287,7 @@ public final class FencedRedis implements AutoCloseable {
     }
 
     private WriteOutcome stale(String key, FenceToken fence, long stored) {
-        metrics.staleWriteRejected("redis");
-        return new WriteOutcome.Stale(key, fence.value(), stored, policy);
+        return rule.stale(key, fence, stored);
     }
 
     private String strictFlag() {
@@ -293,11 +295,7 @@ public final class FencedRedis implements AutoCloseable {
     }
 
     private String checkKey(String key) {
-        Objects.requireNonNull(key, "key");
-        if (key.isEmpty()) {
-            throw new IllegalArgumentException("key must not be empty");
-        }
-        dev.fenceguard.core.internal.Text.requireValidUnicode("key", key);
+        WriteRule.checkKey("key", key);
         if (key.startsWith(RedisKeys.namespace(fencePrefix))) {
             throw new IllegalArgumentException("key " + shown(key) + " is in fence-guard's own key space: keys starting with '"
                     + RedisKeys.namespace(fencePrefix) + "' hold the fences of guarded keys (fence key prefix '" + fencePrefix
