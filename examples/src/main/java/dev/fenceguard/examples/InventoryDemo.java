@@ -40,9 +40,10 @@ public final class InventoryDemo {
         RedisClient client = RedisClient.create(uri);
         try (StatefulRedisConnection<String, String> conn = client.connect();
                 RedisLockBackend backend = RedisLockBackend.builder(conn).withKeyPrefix(prefix).build()) {
-            FencedRedis redis = FencedRedis.builder(conn).withFenceKeyPrefix(prefix + "fence:").withMetrics(LockMetrics.none()).build();
+            FencedRedis redis = FencedRedis.builder(conn).withLockKeyPrefixes(backend.keyPrefix()).withFenceKeyPrefix(prefix + "fence:")
+                    .withMetrics(LockMetrics.none()).build();
             LockClient locks = LockClient.builder(backend).withMetrics(LockMetrics.none()).build();
-            String stock = prefix + "{sku-1}:stock";
+            String stock = prefix + "stock:{sku-1}"; // outside the lock key space (prefix + "{"), which FencedRedis refuses
             conn.sync().set(stock, "10");
             Duration ttl = Duration.ofMillis(500);
             out.println("inventory demo on Redis at " + uri + ": sku-1 starts with 10 in stock");

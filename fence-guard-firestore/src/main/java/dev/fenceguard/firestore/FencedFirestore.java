@@ -10,8 +10,12 @@ import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.firestore.internal.FirestoreErrors;
+import dev.fenceguard.firestore.internal.LockCollections;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutionException;
@@ -51,26 +55,33 @@ import java.util.concurrent.ExecutionException;
  * and a raw {@code tx.delete} would drop the tombstone. Use the transactional {@code set} and
  * {@code delete} here instead of {@code check} for those.
  *
+ * <p><b>Lock documents are not resources.</b> Every call here, with or without your transaction, refuses
+ * a document whose top-level collection holds lock documents ({@code fence_guard_locks} by default; name
+ * them all with {@link Builder#withLockCollections}), and everything beneath such a document, with an
+ * {@link IllegalArgumentException} before any I/O: a fenced write to a lock document could rewind its
+ * fence counter, take over or release a held lock. A collection of the same name under another document
+ * ({@code tenants/t1/fence_guard_locks/x}) is an ordinary resource: a lock backend takes only top-level
+ * collections. A resource's tombstone is the resource's own document, so fenced writes to it are the
+ * normal path.
+ *
  * <p>Thread-safe.
  */
 public final class FencedFirestore {
 
     private final Firestore db;
-    private final FencePolicy policy;
-    private final FenceEncoding encoding;
+    private final WriteRule rule;
     private final String fenceField;
     private final String deletedField;
-    private final LockMetrics metrics;
     private final TransactionOptions options;
+    private final List<String> lockCollections;
 
     private FencedFirestore(Builder b) {
         this.db = b.db;
-        this.policy = b.policy;
-        this.encoding = b.encoding;
+        this.rule = new WriteRule(b.policy, b.encoding, b.metrics != null ? b.metrics : LockMetrics.automatic(), "firestore");
         this.fenceField = b.fenceField;
         this.deletedField = b.deletedField;
-        this.metrics = b.metrics != null ? b.metrics : LockMetrics.automatic();
         this.options = TransactionOptions.createReadWriteOptionsBuilder().setNumberOfAttempts(b.attempts).build();
+        this.lockCollections = b.lockCollections;
     }
 
     public static Builder builder(Firestore db) {
@@ -86,7 +97,7 @@ public final class FencedFirestore {
      *     fence counts); {@code NotFound} if the document does not exist or is a tombstone the policy
      *     admits {@code fence} against (nothing recorded)
      * @throws IllegalArgumentException if {@code fields} is empty or names the fence or deleted field
-     *     (or a field path inside them)
+     *     (or a field path inside them), or if {@code doc} is in a lock collection (see the class comment), before any I/O
      */
     public WriteOutcome update(DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
         Map<String, Object> data = checked(doc, fence, fields);
@@ -97,7 +108,7 @@ public final class FencedFirestore {
      * {@link #update(DocumentReference, FenceToken, Map)} inside your transaction: reads {@code doc}
      * through {@code tx} and stages the update if applied.
      *
-     * @throws IllegalArgumentException as the other overload
+     * @throws IllegalArgumentException as the other overload, before {@code tx} reads anything
      * @throws dev.fenceguard.core.FenceGuardException if the read fails
      */
     public WriteOutcome update(Transaction tx, DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
@@ -117,9 +128,10 @@ public final class FencedFirestore {
      *
      * @return {@code Applied} (fence recorded on the document); {@code Stale(stored)};
      *     {@code NotFound} (absent or deleted; fence recorded on the tombstone)
+     * @throws IllegalArgumentException if {@code doc} is in a lock collection (see the class comment), before any I/O
      */
     public WriteOutcome claim(DocumentReference doc, FenceToken fence) {
-        Objects.requireNonNull(doc, "doc");
+        guarded(doc);
         Objects.requireNonNull(fence, "fence");
         return run(doc, Op.CLAIM, tx -> stage(tx, doc, fence, Op.CLAIM, null, tx.get(doc).get()));
     }
@@ -129,7 +141,8 @@ public final class FencedFirestore {
      * replaced (the document comes back) only by an admitted fence.
      *
      * @return {@code Applied}, or {@code Stale(stored)} (a tombstone's fence counts)
-     * @throws IllegalArgumentException if {@code fields} is empty or names the fence or deleted field
+     * @throws IllegalArgumentException if {@code fields} is empty or names the fence or deleted field, or
+     *     if {@code doc} is in a lock collection (see the class comment), before any I/O
      */
     public WriteOutcome set(DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
         Map<String, Object> data = checked(doc, fence, fields);
@@ -141,7 +154,7 @@ public final class FencedFirestore {
      * through {@code tx} and stages the write if applied. Use this, not a raw {@code tx.set}, to create
      * a document that {@link #check} found absent.
      *
-     * @throws IllegalArgumentException as the other overload
+     * @throws IllegalArgumentException as the other overload, before {@code tx} reads anything
      * @throws dev.fenceguard.core.FenceGuardException if the read fails
      */
     public WriteOutcome set(Transaction tx, DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
@@ -157,9 +170,10 @@ public final class FencedFirestore {
      *
      * @return {@code Applied} (the document reads as absent and its tombstone holds {@code fence}), or
      *     {@code Stale(stored)}
+     * @throws IllegalArgumentException if {@code doc} is in a lock collection (see the class comment), before any I/O
      */
     public WriteOutcome delete(DocumentReference doc, FenceToken fence) {
-        Objects.requireNonNull(doc, "doc");
+        guarded(doc);
         Objects.requireNonNull(fence, "fence");
         return run(doc, Op.DELETE, tx -> stage(tx, doc, fence, Op.DELETE, null, tx.get(doc).get()));
     }
@@ -168,11 +182,12 @@ public final class FencedFirestore {
      * {@link #delete(DocumentReference, FenceToken)} inside your transaction: reads {@code doc} through
      * {@code tx} and stages the tombstone if applied.
      *
+     * @throws IllegalArgumentException if {@code doc} is in a lock collection (see the class comment), before {@code tx} reads anything
      * @throws dev.fenceguard.core.FenceGuardException if the read fails
      */
     public WriteOutcome delete(Transaction tx, DocumentReference doc, FenceToken fence) {
         Objects.requireNonNull(tx, "tx");
-        Objects.requireNonNull(doc, "doc");
+        guarded(doc);
         Objects.requireNonNull(fence, "fence");
         return stage(tx, doc, fence, Op.DELETE, null, read(tx, doc, Op.DELETE));
     }
@@ -191,11 +206,12 @@ public final class FencedFirestore {
      *
      * @return {@code Applied} (fence staged), {@code Stale(stored)} (nothing staged), or
      *     {@code NotFound} (absent or tombstone; fence staged on the tombstone)
+     * @throws IllegalArgumentException if {@code doc} is in a lock collection (see the class comment), before {@code tx} reads anything
      * @throws dev.fenceguard.core.FenceGuardException if the read fails
      */
     public WriteOutcome check(Transaction tx, DocumentReference doc, FenceToken fence) {
         Objects.requireNonNull(tx, "tx");
-        Objects.requireNonNull(doc, "doc");
+        guarded(doc);
         Objects.requireNonNull(fence, "fence");
         return stage(tx, doc, fence, Op.CLAIM, null, read(tx, doc, Op.CLAIM));
     }
@@ -231,10 +247,9 @@ public final class FencedFirestore {
     private WriteOutcome stage(Transaction tx, DocumentReference doc, FenceToken fence, Op op, Map<String, Object> data,
             DocumentSnapshot s) {
         String resource = doc.getPath();
-        long stored = s.exists() ? decode(s.get(fenceField)) : 0;
-        if (!policy.admits(fence, stored)) {
-            metrics.staleWriteRejected("firestore");
-            return new WriteOutcome.Stale(resource, fence.value(), stored, policy);
+        long stored = s.exists() ? WriteRule.decode(s.get(fenceField)) : 0;
+        if (!rule.admits(fence, stored)) {
+            return rule.stale(resource, fence, stored);
         }
         boolean live = s.exists() && !Boolean.TRUE.equals(s.getBoolean(deletedField));
         switch (op) {
@@ -261,8 +276,14 @@ public final class FencedFirestore {
         return Map.of(fenceField, encode(fence), deletedField, true);
     }
 
-    private Map<String, Object> checked(DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
+    private DocumentReference guarded(DocumentReference doc) {
         Objects.requireNonNull(doc, "doc");
+        LockCollections.requireOutside(doc, lockCollections);
+        return doc;
+    }
+
+    private Map<String, Object> checked(DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
+        guarded(doc);
         Objects.requireNonNull(fence, "fence");
         Objects.requireNonNull(fields, "fields");
         if (fields.isEmpty()) {
@@ -284,19 +305,9 @@ public final class FencedFirestore {
     }
 
     private Object encode(FenceToken fence) {
-        return encoding == FenceEncoding.INTEGER ? (Object) fence.value() : fence.toString();
+        return rule.encode(fence);
     }
 
-    private static long decode(Object stored) {
-        if (stored == null) {
-            return 0;
-        }
-        if (stored instanceof Number n) {
-            return n.longValue();
-        }
-        String text = stored.toString();
-        return text.chars().allMatch(c -> c == '0') ? 0 : FenceToken.parse(text).value();
-    }
 
     /** Options for {@link FencedFirestore}. Not thread-safe. */
     public static final class Builder {
@@ -307,6 +318,7 @@ public final class FencedFirestore {
         private String deletedField = "_deleted";
         private LockMetrics metrics;
         private int attempts = 25;
+        private List<String> lockCollections = List.of(LockCollections.DEFAULT);
 
         private Builder(Firestore db) {
             this.db = Objects.requireNonNull(db, "db");
@@ -354,6 +366,26 @@ public final class FencedFirestore {
                 throw new IllegalArgumentException("transaction attempts must be at least 1, was " + attempts);
             }
             this.attempts = attempts;
+            return this;
+        }
+
+        /**
+         * The top-level collections of the {@link FirestoreLockBackend}s whose locks live in the same
+         * database ({@link FirestoreLockBackend.Builder#withCollection}); default {@code fence_guard_locks}
+         * alone. Replaces the previous list. Documents in these collections, and beneath their documents,
+         * are refused by every call. Pass none only if no lock backend shares the database.
+         *
+         * @throws IllegalArgumentException if a name is not a single Firestore collection id: empty,
+         *     containing {@code /}, {@code .} or {@code ..}, matching {@code __.*__}, or longer than 1,500
+         *     UTF-8 bytes
+         */
+        public Builder withLockCollections(String... collections) {
+            Objects.requireNonNull(collections, "collections");
+            List<String> list = new ArrayList<>();
+            for (String c : collections) {
+                list.add(LockCollections.requireCollectionId(c));
+            }
+            this.lockCollections = List.copyOf(list);
             return this;
         }
 

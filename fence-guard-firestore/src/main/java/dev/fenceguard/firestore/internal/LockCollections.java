@@ -1,0 +1,61 @@
+package dev.fenceguard.firestore.internal;
+
+import com.google.cloud.firestore.DocumentReference;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The collections that hold lock documents, and the rule that keeps fenced resource writes out of them.
+ *
+ * <p>{@link #DEFAULT} repeats {@code FirestoreLockBackend}'s default collection here rather than reading
+ * it from the backend, so that this rule does not depend on the backend's code; a test pins that the two
+ * agree.
+ */
+public final class LockCollections {
+
+    /** {@code FirestoreLockBackend}'s default collection. */
+    public static final String DEFAULT = "fence_guard_locks";
+
+    private LockCollections() {}
+
+    /**
+     * {@code collection} if it is a single Firestore collection id, the only kind a lock backend takes
+     * (so lock collections are always top-level).
+     *
+     * @throws IllegalArgumentException if it is empty, contains {@code /}, is {@code .} or {@code ..},
+     *     matches {@code __.*__} or is longer than 1,500 UTF-8 bytes
+     */
+    public static String requireCollectionId(String collection) {
+        Objects.requireNonNull(collection, "collection");
+        if (collection.isEmpty() || collection.contains("/") || collection.equals(".") || collection.equals("..")
+                || collection.matches("__.*__") || collection.getBytes(StandardCharsets.UTF_8).length > 1500) {
+            throw new IllegalArgumentException("lock collection must be a single Firestore collection id (no '/', not '.' or"
+                    + " '..', not __x__, at most 1500 bytes), was '" + collection + "'");
+        }
+        return collection;
+    }
+
+    /**
+     * Refuses {@code doc} if its top-level collection is one of {@code lockCollections}: the lock
+     * documents themselves and everything beneath them. A collection of the same name nested under
+     * another document is not a lock collection (a lock backend takes only top-level collection ids) and
+     * is not refused.
+     *
+     * @throws IllegalArgumentException naming the document and the collection
+     */
+    public static void requireOutside(DocumentReference doc, List<String> lockCollections) {
+        String path = doc.getPath();
+        int slash = path.indexOf('/');
+        String top = slash < 0 ? path : path.substring(0, slash);
+        if (lockCollections.contains(top)) {
+            throw new IllegalArgumentException("document " + shown(path) + " is in fence-guard's own key space: top-level"
+                    + " collection '" + top + "' holds the documents of a FirestoreLockBackend, and a fenced write there could"
+                    + " rewind a lock's fence or take over a lock");
+        }
+    }
+
+    private static String shown(String path) {
+        return "'" + (path.length() > 80 ? path.substring(0, 80) + "..." : path) + "'";
+    }
+}
