@@ -11,6 +11,7 @@ import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.firestore.FencedFirestore;
 import dev.fenceguard.firestore.FirestoreLockBackend;
+import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.TestFirestore;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -53,7 +54,8 @@ public final class FirestoreBenchmark {
                         .setInterceptorProvider(() -> List.of(counting))
                         .build())
                 .build().getService()) {
-            FirestoreLockBackend backend = FirestoreLockBackend.builder(db).build();
+            // The harness runs blocking operations on its threads: wait on each asynchronous call.
+            BlockingBackend backend = BlockingBackend.of(FirestoreLockBackend.builder(db).build());
             FencedFirestore fenced = FencedFirestore.builder(db).withMetrics(LockMetrics.none()).build();
             Duration ttl = Duration.ofSeconds(30);
             FenceToken fence = FenceToken.of(7);

@@ -1,5 +1,6 @@
 package dev.fenceguard.firestore;
 
+import com.google.api.core.ApiFuture;
 import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
@@ -7,6 +8,7 @@ import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.Precondition;
+import com.google.cloud.firestore.WriteResult;
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
@@ -17,13 +19,14 @@ import dev.fenceguard.core.TimeSource;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.firestore.internal.DocIds;
-import dev.fenceguard.firestore.internal.FirestoreErrors;
+import dev.fenceguard.firestore.internal.BoundedCall;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 
 /**
  * A lock backend on Google Cloud Firestore: one document per lock key; each operation reads the
@@ -58,6 +61,16 @@ import java.util.Optional;
  * transaction takes (under contention those made the emulator time out waiting for locks). A lost
  * race re-reads and decides again, up to {@link Builder#withTransactionAttempts} times; an acquire
  * that keeps losing reports the key as held. Thread-safe.
+ *
+ * <p><b>Asynchronous and bounded.</b> Every method returns at once and no thread waits for Firestore:
+ * each RPC is sent from the SDK's callback of the one before. The {@code timeout} of a call is one
+ * deadline for its whole chain (read, write, re-reads after lost races). Each RPC carries the time
+ * left to the server as its gRPC deadline, so Firestore stops working on it then too; at the deadline
+ * the RPC still out is cancelled and the stage completes with {@code TIMEOUT}. A timed-out operation
+ * may still have taken effect if its write reached the server before the cancel: an acquire then
+ * holds the lock until its TTL (nobody knows its lock id), an extend has moved the expiry, a release
+ * has freed the lock. The stages complete on the SDK's callback threads or on one shared deadline
+ * timer thread ({@code fence-guard-firestore-deadlines}).
  */
 public final class FirestoreLockBackend implements LockBackend {
 
@@ -91,13 +104,17 @@ public final class FirestoreLockBackend implements LockBackend {
     }
 
     @Override
-    public Optional<Grant> tryAcquire(LockKey key, LockId lockId, Duration ttl) {
+    public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         DocumentReference doc = doc(key);
-        for (int attempt = 0; attempt < attempts; attempt++) {
-            DocumentSnapshot s = read(doc, key, "acquire");
+        return BoundedCall.<Optional<Grant>>start(key.value(), "acquire", timeout, call -> acquire(call, doc, key, lockId, ttl, 1));
+    }
+
+    private void acquire(BoundedCall<Optional<Grant>> call, DocumentReference doc, LockKey key, LockId lockId, Duration ttl, int attempt) {
+        call.send(doc::get, s -> {
             long now = serverMillis(s, key);
             if (live(s, now)) {
-                return Optional.empty();
+                call.complete(Optional.empty());
+                return;
             }
             long last = s.exists() && s.getLong(FENCE) != null ? s.getLong(FENCE) : 0;
             if (last >= FenceToken.MAX_VALUE) {
@@ -111,47 +128,78 @@ public final class FirestoreLockBackend implements LockBackend {
             data.put(LOCK_ID, lockId.value());
             data.put(EXPIRES, expires);
             data.put(ACQUIRED, now);
-            if (write(doc, s, data, key, "acquire")) {
-                return Optional.of(new Grant(last + 1, Instant.ofEpochMilli(expires)));
-            }
-        }
-        return Optional.empty(); // others kept changing the document: it is contended right now
+            call.sendConditional(() -> write(doc, s, data), written -> {
+                if (written) {
+                    call.complete(Optional.of(new Grant(last + 1, Instant.ofEpochMilli(expires))));
+                } else if (attempt < attempts) {
+                    acquire(call, doc, key, lockId, ttl, attempt + 1);
+                } else {
+                    call.complete(Optional.empty()); // others kept changing the document: it is contended right now
+                }
+            });
+        });
     }
 
     @Override
-    public boolean release(LockKey key, LockId lockId) {
+    public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
         DocumentReference doc = doc(key);
-        for (int attempt = 0; attempt < attempts; attempt++) {
-            DocumentSnapshot s = read(doc, key, "release");
+        return BoundedCall.<Boolean>start(key.value(), "release", timeout, call -> release(call, doc, key, lockId, 1));
+    }
+
+    private void release(BoundedCall<Boolean> call, DocumentReference doc, LockKey key, LockId lockId, int attempt) {
+        call.send(doc::get, s -> {
             if (!heldBy(s, lockId, serverMillis(s, key))) {
-                return false;
+                call.complete(false);
+                return;
             }
-            if (write(doc, s, Map.of(LOCK_ID, FieldValue.delete(), EXPIRES, FieldValue.delete()), key, "release")) {
-                return true;
-            }
-        }
-        throw new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "release lost " + attempts + " races in a row");
+            call.sendConditional(() -> write(doc, s, Map.of(LOCK_ID, FieldValue.delete(), EXPIRES, FieldValue.delete())), written -> {
+                if (written) {
+                    call.complete(true);
+                } else if (attempt < attempts) {
+                    release(call, doc, key, lockId, attempt + 1);
+                } else {
+                    call.fail(new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "release lost " + attempts + " races in a row"));
+                }
+            });
+        });
     }
 
     @Override
-    public Optional<Instant> extend(LockKey key, LockId lockId, Duration ttl) {
+    public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         DocumentReference doc = doc(key);
-        for (int attempt = 0; attempt < attempts; attempt++) {
-            DocumentSnapshot s = read(doc, key, "extend");
+        return BoundedCall.<Optional<Instant>>start(key.value(), "extend", timeout, call -> extend(call, doc, key, lockId, ttl, 1));
+    }
+
+    private void extend(BoundedCall<Optional<Instant>> call, DocumentReference doc, LockKey key, LockId lockId, Duration ttl, int attempt) {
+        call.send(doc::get, s -> {
             long now = serverMillis(s, key);
             if (!heldBy(s, lockId, now)) {
-                return Optional.empty();
+                call.complete(Optional.empty());
+                return;
             }
             long expires = now + ttl.toMillis();
-            if (write(doc, s, Map.of(EXPIRES, expires), key, "extend")) {
-                return Optional.of(Instant.ofEpochMilli(expires));
-            }
-        }
-        throw new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "extend lost " + attempts + " races in a row");
+            call.sendConditional(() -> write(doc, s, Map.of(EXPIRES, expires)), written -> {
+                if (written) {
+                    call.complete(Optional.of(Instant.ofEpochMilli(expires)));
+                } else if (attempt < attempts) {
+                    extend(call, doc, key, lockId, ttl, attempt + 1);
+                } else {
+                    call.fail(new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "extend lost " + attempts + " races in a row"));
+                }
+            });
+        });
     }
 
-    private static DocumentSnapshot read(DocumentReference doc, LockKey key, String operation) {
-        return FirestoreErrors.await(doc.get(), key.value(), operation);
+    @Override
+    public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
+        DocumentReference doc = doc(key);
+        return BoundedCall.<Optional<LockInfo>>start(key.value(), "lookup", timeout, call -> call.send(doc::get, s -> {
+            if (!live(s, serverMillis(s, key))) {
+                call.complete(Optional.empty());
+                return;
+            }
+            call.complete(Optional.of(new LockInfo(key, FenceToken.of(s.getLong(FENCE)), Instant.ofEpochMilli(s.getLong(EXPIRES)))));
+        }));
     }
 
     /**
@@ -169,21 +217,11 @@ public final class FirestoreLockBackend implements LockBackend {
     /**
      * Writes {@code data} only if the document is still as read: {@code create} when it did not exist,
      * else {@code update} with an update-time precondition. Equivalent to a read-write transaction on
-     * this one document, without its locks. False if someone changed the document meanwhile.
+     * this one document, without its locks. Its failing precondition is a lost race (see
+     * {@link BoundedCall#sendConditional}).
      */
-    private static boolean write(DocumentReference doc, DocumentSnapshot read, Map<String, Object> data, LockKey key, String operation) {
-        return read.exists()
-                ? FirestoreErrors.awaitConditional(doc.update(data, Precondition.updatedAt(read.getUpdateTime())), key.value(), operation)
-                : FirestoreErrors.awaitConditional(doc.create(data), key.value(), operation);
-    }
-
-    @Override
-    public Optional<LockInfo> lookup(LockKey key) {
-        DocumentSnapshot s = read(doc(key), key, "lookup");
-        if (!live(s, serverMillis(s, key))) {
-            return Optional.empty();
-        }
-        return Optional.of(new LockInfo(key, FenceToken.of(s.getLong(FENCE)), Instant.ofEpochMilli(s.getLong(EXPIRES))));
+    private static ApiFuture<WriteResult> write(DocumentReference doc, DocumentSnapshot read, Map<String, Object> data) {
+        return read.exists() ? doc.update(data, Precondition.updatedAt(read.getUpdateTime())) : doc.create(data);
     }
 
     private DocumentReference doc(LockKey key) {

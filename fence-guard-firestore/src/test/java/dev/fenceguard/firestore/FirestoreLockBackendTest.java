@@ -12,6 +12,7 @@ import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.TimeSource;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.firestore.internal.DocIds;
+import dev.fenceguard.testkit.BlockingBackend;
 import io.grpc.Status;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,7 +42,7 @@ class FirestoreLockBackendTest {
 
     @Test
     void eightThreadsContendingForOneKeyNeverShareItOrAFence() throws Exception {
-        FirestoreLockBackend backend = FirestoreLockBackend.builder(DB).build();
+        BlockingBackend backend = BlockingBackend.of(FirestoreLockBackend.builder(DB).build());
         LockKey key = LockKey.of("hot");
         Map<String, LockId> holder = new ConcurrentHashMap<>();
         List<Long> fences = Collections.synchronizedList(new ArrayList<>());
@@ -81,7 +82,7 @@ class FirestoreLockBackendTest {
     }
 
     /** A client whose wall clock is {@code offset} away from the real one (the emulator runs on this host). */
-    private static FirestoreLockBackend clientWithClockOff(Duration offset, String collection) {
+    private static BlockingBackend clientWithClockOff(Duration offset, String collection) {
         TimeSource off = new TimeSource() {
             @Override
             public Instant now() {
@@ -98,7 +99,7 @@ class FirestoreLockBackendTest {
                 Thread.sleep(d);
             }
         };
-        return FirestoreLockBackend.builder(DB).withCollection(collection).withTimeSource(off).build();
+        return BlockingBackend.of(FirestoreLockBackend.builder(DB).withCollection(collection).withTimeSource(off).build());
     }
 
     /** Polls the server's read time (the clock the backend judges by) until it is past {@code instant}. */
@@ -114,8 +115,8 @@ class FirestoreLockBackendTest {
 
     @Test
     void aLiveLockIsNotTakenOverByAClientWhoseClockRunsTenMinutesFast() {
-        FirestoreLockBackend holder = clientWithClockOff(Duration.ZERO, "fastclock");
-        FirestoreLockBackend fast = clientWithClockOff(TEN_MINUTES, "fastclock");
+        BlockingBackend holder = clientWithClockOff(Duration.ZERO, "fastclock");
+        BlockingBackend fast = clientWithClockOff(TEN_MINUTES, "fastclock");
         LockKey key = LockKey.of("live");
         LockId id = LockId.random();
         Grant g = holder.tryAcquire(key, id, TTL).orElseThrow();
@@ -131,8 +132,8 @@ class FirestoreLockBackendTest {
 
     @Test
     void anExpiredLockIsTakenOverByAClientWhoseClockRunsTenMinutesSlow() throws Exception {
-        FirestoreLockBackend holder = clientWithClockOff(Duration.ZERO, "slowclock");
-        FirestoreLockBackend slow = clientWithClockOff(TEN_MINUTES.negated(), "slowclock");
+        BlockingBackend holder = clientWithClockOff(Duration.ZERO, "slowclock");
+        BlockingBackend slow = clientWithClockOff(TEN_MINUTES.negated(), "slowclock");
         LockKey key = LockKey.of("expired");
         LockId id = LockId.random();
         Grant g = holder.tryAcquire(key, id, Duration.ofMillis(300)).orElseThrow();
@@ -146,7 +147,7 @@ class FirestoreLockBackendTest {
 
     @Test
     void aHolderWhoseClockRunsSlowCannotExtendOrReleaseAnExpiredLease() throws Exception {
-        FirestoreLockBackend slow = clientWithClockOff(TEN_MINUTES.negated(), "slowholder");
+        BlockingBackend slow = clientWithClockOff(TEN_MINUTES.negated(), "slowholder");
         LockKey key = LockKey.of("expired");
         LockId id = LockId.random();
         Grant g = slow.tryAcquire(key, id, Duration.ofMillis(300)).orElseThrow();
@@ -158,8 +159,8 @@ class FirestoreLockBackendTest {
 
     @Test
     void expiryInstantsFollowTheServersClockWhateverTheClientsClock() {
-        FirestoreLockBackend slow = clientWithClockOff(TEN_MINUTES.negated(), "expiry");
-        FirestoreLockBackend fast = clientWithClockOff(TEN_MINUTES, "expiry");
+        BlockingBackend slow = clientWithClockOff(TEN_MINUTES.negated(), "expiry");
+        BlockingBackend fast = clientWithClockOff(TEN_MINUTES, "expiry");
         LockKey key = LockKey.of("agree");
         LockId id = LockId.random();
         Instant before = Instant.now();
@@ -181,7 +182,8 @@ class FirestoreLockBackendTest {
 
     @Test
     void adversarialKeysGetSafeDistinctDocuments() {
-        FirestoreLockBackend backend = FirestoreLockBackend.builder(DB).withCollection("adversarial").build();
+        FirestoreLockBackend async = FirestoreLockBackend.builder(DB).withCollection("adversarial").build();
+        BlockingBackend backend = BlockingBackend.of(async);
         List<String> keys = List.of("a/b", "a%2Fb", "/", "//", ".", "..", "__name__", "__x__", "k", "ka", "%", "%25",
                 "日本語/キー", "\uD83D\uDD12/\uD83D\uDD12", "/".repeat(512), "%".repeat(512), "/".repeat(511) + "a");
         for (String k : keys) {
@@ -194,14 +196,14 @@ class FirestoreLockBackendTest {
             assertThat(id.getBytes(java.nio.charset.StandardCharsets.UTF_8).length).isLessThanOrEqualTo(1500);
         });
         assertThat(DocIds.of(LockKey.of("/".repeat(512)))).startsWith("h").hasSize(65);
-        assertThat(backend.documentOf("a/b").getId()).isEqualTo("ka%2Fb");
+        assertThat(async.documentOf("a/b").getId()).isEqualTo("ka%2Fb");
     }
 
     @Test
     void exhaustedKeysFailClearlyAndTakeNoLock() throws Exception {
         FirestoreLockBackend backend = FirestoreLockBackend.builder(DB).withCollection("exhausted").build();
         backend.documentOf("old").set(Map.of("key", "old", "fence", FenceToken.MAX_VALUE)).get();
-        assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("old"), LockId.random(), TTL))
+        assertThatThrownBy(() -> BlockingBackend.of(backend).tryAcquire(LockKey.of("old"), LockId.random(), TTL))
                 .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.FENCE_EXHAUSTED));
         assertThat(backend.documentOf("old").get().get().getString("lockId")).isNull();
     }

@@ -12,7 +12,10 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 
-/** Waits on Firestore futures and maps gRPC status codes to fence-guard's codes. */
+/**
+ * Waits on Firestore futures (for the fenced writes; the lock backend never waits, see {@link BoundedCall}) and
+ * maps gRPC status codes to fence-guard's codes.
+ */
 public final class FirestoreErrors {
 
     private FirestoreErrors() {}
@@ -54,6 +57,15 @@ public final class FirestoreErrors {
             }
             throw failure(e.getCause(), subject, operation);
         }
+    }
+
+    /**
+     * Whether {@code t} is a conditional write's precondition failing (the document changed since it
+     * was read, or already exists for a create): a lost race, not an error.
+     */
+    static boolean isLostRace(Throwable t) {
+        Status.Code code = status(t);
+        return code == Status.Code.FAILED_PRECONDITION || code == Status.Code.ALREADY_EXISTS;
     }
 
     /**
