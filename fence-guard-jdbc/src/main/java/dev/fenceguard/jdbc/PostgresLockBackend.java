@@ -7,11 +7,12 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.internal.Redacted;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
-import dev.fenceguard.jdbc.internal.OwnConnection;
-import dev.fenceguard.jdbc.internal.PgErrors;
+import dev.fenceguard.jdbc.internal.BoundedJdbc;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,7 +21,11 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A lock backend on a PostgreSQL table (13 or newer), one row per lock key.
@@ -37,12 +42,36 @@ import javax.sql.DataSource;
  * lives in the lock's row, is raised only on success, and is never deleted. Only a refused acquisition
  * may take a second statement, to tell "held" from "fences exhausted".
  *
- * <p>Connections come from the {@link DataSource} for one statement each; if the pool hands them out
- * with auto-commit off, the backend commits. Instances are immutable and thread-safe.
+ * <p><b>Threads.</b> JDBC blocks, so every call runs on an executor and the methods return at once:
+ * by default a new virtual thread per call ({@link Builder#withExecutor} to supply your own). The
+ * caller's thread never waits for the database.
+ *
+ * <p><b>Bounds.</b> Each call is bounded by the {@code timeout} it is given, on the server as well as
+ * here: in the same round trip as the statement, {@code set_config('lock_timeout', ..)} and
+ * {@code set_config('statement_timeout', ..)} are set, local to the statement's transaction, to the
+ * time the call has left, so a row lock held by another connection cannot hold the call past its
+ * timeout (PostgreSQL cancels the statement with SQLSTATE 55P03 or 57014, reported as
+ * {@link ErrorCode#TIMEOUT}). The returned stage fails with {@code TIMEOUT} at the timeout whatever the
+ * server does; a call still running half a second later has its connection aborted
+ * ({@link java.sql.Connection#abort}), so a server that stopped answering pins neither a thread nor a
+ * pool connection. A grant that arrives after its call timed out is released. Waiting for a pool
+ * connection counts against the timeout too.
+ *
+ * <p>Connections come from the {@link DataSource} for one call each; if the pool hands them out with
+ * auto-commit off, the backend commits. Instances are immutable and thread-safe.
  */
 public final class PostgresLockBackend implements LockBackend {
 
-    private final DataSource dataSource;
+    private static final Logger log = LoggerFactory.getLogger(PostgresLockBackend.class);
+
+    /**
+     * Sent in the same round trip as each statement (one Sync, so one transaction even in auto-commit):
+     * both settings revert when that transaction ends, and the pool's connection keeps its own.
+     */
+    private static final String BOUND = "SELECT set_config('lock_timeout', ?, true), set_config('statement_timeout', ?, true); ";
+
+    private final Executor executor;
+    private final BoundedJdbc calls;
     private final String table;
     private final FenceStrategy strategy;
     private final String acquireSql;
@@ -52,7 +81,8 @@ public final class PostgresLockBackend implements LockBackend {
     private final String lookupSql;
 
     private PostgresLockBackend(Builder b) {
-        this.dataSource = b.dataSource;
+        this.executor = b.executor;
+        this.calls = new BoundedJdbc(b.dataSource, executor);
         this.strategy = b.strategy;
         this.table = '"' + b.schema + "\".\"" + b.table + '"'; // validated identifiers
         String expiry = "clock_timestamp() + (?::bigint * interval '1 millisecond')";
@@ -61,25 +91,27 @@ public final class PostgresLockBackend implements LockBackend {
                 + ") / " + FenceStrategy.MICROS_PER_FENCE + ")::bigint";
         String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
         String nextFence = strategy == FenceStrategy.DENSE ? "l.fence + 1" : "GREATEST(l.fence + 1, " + floor + ")";
-        this.acquireSql = "INSERT INTO " + table + " AS l (lock_key, fence, lock_id, expires_at, acquired_at) "
+        this.acquireSql = BOUND + "INSERT INTO " + table + " AS l (lock_key, fence, lock_id, expires_at, acquired_at) "
                 + "VALUES (?, " + firstFence + ", ?, " + expiry + ", clock_timestamp()) "
                 + "ON CONFLICT (lock_key) DO UPDATE SET fence = " + nextFence + ", lock_id = EXCLUDED.lock_id, "
                 + "expires_at = " + expiry + ", acquired_at = clock_timestamp() "
                 + "WHERE (l.lock_id IS NULL OR l.expires_at <= clock_timestamp()) AND " + nextFence + " <= " + FenceToken.MAX_VALUE
                 + " RETURNING fence, expires_at";
-        this.diagnoseSql = "SELECT " + nextFence + " FROM " + table
+        this.diagnoseSql = BOUND + "SELECT " + nextFence + " FROM " + table
                 + " l WHERE lock_key = ? AND (lock_id IS NULL OR expires_at <= clock_timestamp())";
-        this.releaseSql = "UPDATE " + table + " SET lock_id = NULL, expires_at = NULL "
+        this.releaseSql = BOUND + "UPDATE " + table + " SET lock_id = NULL, expires_at = NULL "
                 + "WHERE lock_key = ? AND lock_id = ? AND expires_at > clock_timestamp()";
-        this.extendSql = "UPDATE " + table + " SET expires_at = " + expiry
+        this.extendSql = BOUND + "UPDATE " + table + " SET expires_at = " + expiry
                 + " WHERE lock_key = ? AND lock_id = ? AND expires_at > clock_timestamp() RETURNING expires_at";
-        this.lookupSql = "SELECT fence, expires_at FROM " + table
+        this.lookupSql = BOUND + "SELECT fence, expires_at FROM " + table
                 + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > clock_timestamp()";
     }
 
     /**
      * A builder for a backend on {@code dataSource}; defaults: table {@code public.fence_guard_locks},
-     * {@link FenceStrategy#DENSE}.
+     * {@link FenceStrategy#DENSE}, a virtual thread per call.
+     *
+     * @throws NullPointerException if {@code dataSource} is null
      */
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
@@ -96,85 +128,117 @@ public final class PostgresLockBackend implements LockBackend {
     }
 
     @Override
-    public Optional<Grant> tryAcquire(LockKey key, LockId lockId, Duration ttl) {
-        return run(key, "acquire", c -> {
-            try (PreparedStatement ps = c.prepareStatement(acquireSql)) {
-                ps.setString(1, key.value());
-                ps.setString(2, lockId.value());
-                ps.setLong(3, ttl.toMillis());
-                ps.setLong(4, ttl.toMillis());
-                try (ResultSet rs = ps.executeQuery()) {
+    public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+        return calls.submit(key.value(), "acquire on " + table, timeout, (c, left) -> {
+            try (PreparedStatement ps = bounded(c, acquireSql, left)) {
+                ps.setString(3, key.value());
+                ps.setString(4, lockId.value());
+                ps.setLong(5, ttl.toMillis());
+                ps.setLong(6, ttl.toMillis());
+                try (ResultSet rs = resultAfterBound(ps)) {
                     if (rs.next()) {
                         return Optional.of(new Grant(rs.getLong(1), instant(rs, 2)));
                     }
                 }
             }
             // Refused: held by a live lease, or free but out of fences. Only this path pays a second statement.
-            try (PreparedStatement ps = c.prepareStatement(diagnoseSql)) {
-                ps.setString(1, key.value());
-                try (ResultSet rs = ps.executeQuery()) {
+            try (PreparedStatement ps = bounded(c, diagnoseSql, left)) {
+                ps.setString(3, key.value());
+                try (ResultSet rs = resultAfterBound(ps)) {
                     if (rs.next() && rs.getLong(1) > FenceToken.MAX_VALUE) {
                         throw new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(), "the key has issued its last fence "
                                 + "(next would be " + rs.getLong(1) + " > " + FenceToken.MAX_VALUE + "); no lock was taken");
                     }
                 }
             }
-            return Optional.empty();
-        });
+            return Optional.<Grant>empty();
+        }, late -> late.ifPresent(grant -> undoLateGrant(key, lockId, timeout)));
     }
 
     @Override
-    public boolean release(LockKey key, LockId lockId) {
-        return run(key, "release", c -> {
-            try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
-                ps.setString(1, key.value());
-                ps.setString(2, lockId.value());
-                return ps.executeUpdate() == 1;
+    public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
+        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> {
+            try (PreparedStatement ps = bounded(c, releaseSql, left)) {
+                ps.setString(3, key.value());
+                ps.setString(4, lockId.value());
+                ps.execute();
+                ps.getMoreResults(); // past the bound's row to the UPDATE's count
+                return ps.getUpdateCount() == 1;
             }
-        });
+        }, null);
     }
 
     @Override
-    public Optional<Instant> extend(LockKey key, LockId lockId, Duration ttl) {
-        return run(key, "extend", c -> {
-            try (PreparedStatement ps = c.prepareStatement(extendSql)) {
-                ps.setLong(1, ttl.toMillis());
-                ps.setString(2, key.value());
-                ps.setString(3, lockId.value());
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(instant(rs, 1)) : Optional.empty();
+    public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+        return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> {
+            try (PreparedStatement ps = bounded(c, extendSql, left)) {
+                ps.setLong(3, ttl.toMillis());
+                ps.setString(4, key.value());
+                ps.setString(5, lockId.value());
+                try (ResultSet rs = resultAfterBound(ps)) {
+                    return rs.next() ? Optional.of(instant(rs, 1)) : Optional.<Instant>empty();
                 }
             }
-        });
+        }, null);
     }
 
     @Override
-    public Optional<LockInfo> lookup(LockKey key) {
-        return run(key, "lookup", c -> {
-            try (PreparedStatement ps = c.prepareStatement(lookupSql)) {
-                ps.setString(1, key.value());
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(new LockInfo(key, FenceToken.of(rs.getLong(1)), instant(rs, 2))) : Optional.empty();
+    public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
+        return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> {
+            try (PreparedStatement ps = bounded(c, lookupSql, left)) {
+                ps.setString(3, key.value());
+                try (ResultSet rs = resultAfterBound(ps)) {
+                    return rs.next() ? Optional.of(new LockInfo(key, FenceToken.of(rs.getLong(1)), instant(rs, 2)))
+                            : Optional.<LockInfo>empty();
                 }
             }
-        });
+        }, null);
+    }
+
+    /** The executor the calls run on. */
+    public Executor executor() {
+        return executor;
     }
 
     @Override
     public String toString() {
-        return "PostgresLockBackend[" + table + ", " + strategy + "]";
+        return "PostgresLockBackend[" + table + ", " + strategy + ", " + executor + "]";
     }
 
     private static Instant instant(ResultSet rs, int column) throws SQLException {
         return rs.getObject(column, OffsetDateTime.class).toInstant();
     }
 
-    private <T> T run(LockKey key, String operation, OwnConnection.Work<T> work) {
+    /**
+     * {@code sql} (which starts with {@link #BOUND}) with the bound's two parameters set to the time the
+     * call has left; the statement's own parameters start at 3.
+     */
+    private static PreparedStatement bounded(Connection c, String sql, BoundedJdbc.TimeLeft left) throws SQLException {
+        PreparedStatement ps = c.prepareStatement(sql);
         try {
-            return OwnConnection.run(dataSource, work);
-        } catch (SQLException e) {
-            throw PgErrors.map(e, key.value(), operation + " on " + table);
+            String millis = Integer.toString(left.millis());
+            ps.setString(1, millis);
+            ps.setString(2, millis);
+            return ps;
+        } catch (SQLException | RuntimeException e) {
+            ps.close();
+            throw e;
         }
+    }
+
+    /** Runs {@code ps} and returns the result set of the statement after the bound's {@code SELECT}. */
+    private static ResultSet resultAfterBound(PreparedStatement ps) throws SQLException {
+        ps.execute();
+        if (!ps.getMoreResults()) {
+            throw new SQLException("the statement after the timeout settings returned no rows", "XX000");
+        }
+        return ps.getResultSet();
+    }
+
+    /** A grant that arrived after the call timed out reached nobody: free it rather than leave it to its TTL. */
+    private void undoLateGrant(LockKey key, LockId lockId, Duration timeout) {
+        release(key, lockId, timeout).whenComplete((released, error) -> log.debug("lock '{}' (lock {}): late grant undone: {}",
+                key, lockId.redacted(), error == null ? released : Redacted.describe(error)));
     }
 
     /** Options for a {@link PostgresLockBackend}. Not thread-safe; {@link #build()} copies. */
@@ -183,6 +247,7 @@ public final class PostgresLockBackend implements LockBackend {
         private String schema = "public";
         private String table = "fence_guard_locks";
         private FenceStrategy strategy = FenceStrategy.DENSE;
+        private Executor executor = BoundedJdbc.VIRTUAL_THREADS;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -218,12 +283,29 @@ public final class PostgresLockBackend implements LockBackend {
             return this;
         }
 
+        /**
+         * Where the blocking JDBC work of each call runs; default: a new virtual thread per call. Give
+         * your own to cap concurrency or to use platform threads (on JDK 21 to 23 a virtual thread
+         * that blocks inside {@code synchronized} pins its carrier; pgjdbc 42.6+ and HikariCP do not).
+         * The executor must run tasks on other threads than the caller's, or the caller blocks: a direct
+         * executor ({@code Runnable::run}) defeats the asynchronous SPI. A call still queued at its
+         * timeout is failed with {@code TIMEOUT} and never sent; a call the executor rejects fails with
+         * {@code UNAVAILABLE}. fence-guard never shuts the executor down.
+         *
+         * @throws NullPointerException if {@code executor} is null
+         */
+        public Builder withExecutor(Executor executor) {
+            this.executor = Objects.requireNonNull(executor, "executor");
+            return this;
+        }
+
         /** A backend with these settings. */
         public PostgresLockBackend build() {
             Builder copy = new Builder(dataSource);
             copy.schema = schema;
             copy.table = table;
             copy.strategy = strategy;
+            copy.executor = executor;
             return new PostgresLockBackend(copy);
         }
     }

@@ -11,6 +11,7 @@ import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockListener;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.Lease;
+import dev.fenceguard.testkit.BlockingBackend;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -68,7 +69,7 @@ class PostgresErrorsCarryNoSecretsTest {
 
     @Test
     void aConstraintViolationOnExtendNamesTheConstraintButNotTheRow() {
-        PostgresLockBackend backend = PostgresLockBackend.builder(pg.ds).withSchema(pg.schema.name()).withTable(TABLE).build();
+        BlockingBackend backend = BlockingBackend.of(PostgresLockBackend.builder(pg.ds).withSchema(pg.schema.name()).withTable(TABLE).build());
         LockKey key = LockKey.of("orders:direct");
         LockId id = LockId.random();
         backend.tryAcquire(key, id, Duration.ofMillis(1500)).orElseThrow();

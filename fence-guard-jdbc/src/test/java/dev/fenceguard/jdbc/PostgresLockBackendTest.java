@@ -13,6 +13,7 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.spi.Grant;
+import dev.fenceguard.testkit.BlockingBackend;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.time.Duration;
@@ -54,7 +55,7 @@ class PostgresLockBackendTest {
 
     @Test
     void exhaustedKeysFailClearlyAndTakeNoLock() throws Exception {
-        PostgresLockBackend backend = pg.backend("exhaust").build();
+        BlockingBackend backend = BlockingBackend.of(pg.backend("exhaust").build());
         LockKey key = LockKey.of("old-key");
         LockId first = LockId.random();
         backend.tryAcquire(key, first, TTL).orElseThrow();
@@ -71,7 +72,7 @@ class PostgresLockBackendTest {
 
     @Test
     void clockFlooredFencesStayAboveEverythingIssuedEvenAfterTheCounterIsLost() throws Exception {
-        PostgresLockBackend floored = pg.backend("floored").withFenceStrategy(FenceStrategy.CLOCK_FLOORED).build();
+        BlockingBackend floored = BlockingBackend.of(pg.backend("floored").withFenceStrategy(FenceStrategy.CLOCK_FLOORED).build());
         LockKey key = LockKey.of("k");
         long before = FenceStrategy.floorAt(Instant.now().minusSeconds(60).toEpochMilli());
         long last = 0;
@@ -88,7 +89,7 @@ class PostgresLockBackendTest {
         assertThat(last).isLessThan(FenceToken.WARN_THRESHOLD);
 
         // The dense counter, by contrast, starts again at 1: that is why the strategy is a named choice.
-        PostgresLockBackend dense = pg.backend("dense").build();
+        BlockingBackend dense = BlockingBackend.of(pg.backend("dense").build());
         LockId id = LockId.random();
         dense.tryAcquire(key, id, TTL).orElseThrow();
         dense.release(key, id);
@@ -98,7 +99,9 @@ class PostgresLockBackendTest {
 
     @Test
     void clockFlooredFencesRiseStrictlyWhenTheRowIsLostWithinOneMillisecond() throws Exception {
-        PostgresLockBackend floored = pg.backend("floored_tight").withFenceStrategy(FenceStrategy.CLOCK_FLOORED).build();
+        // The caller's thread runs the calls: every microsecond between the two fences makes a shared millisecond rarer.
+        BlockingBackend floored = BlockingBackend.of(pg.backend("floored_tight").withFenceStrategy(FenceStrategy.CLOCK_FLOORED)
+                .withExecutor(Runnable::run).build());
         LockKey key = LockKey.of("tight");
         long last = 0;
         int sameMillisecond = 0;
@@ -124,7 +127,7 @@ class PostgresLockBackendTest {
     void poolsThatHandOutConnectionsWithoutAutoCommitAreCommitted() throws Exception {
         pg.backend("manual_commit");
         DataSource manual = autoCommitOff(pg.ds);
-        PostgresLockBackend backend = PostgresLockBackend.builder(manual).withSchema(pg.schema.name()).withTable("manual_commit").build();
+        BlockingBackend backend = BlockingBackend.of(PostgresLockBackend.builder(manual).withSchema(pg.schema.name()).withTable("manual_commit").build());
         LockId id = LockId.random();
         backend.tryAcquire(LockKey.of("k"), id, TTL).orElseThrow();
         assertThat(pg.one("SELECT count(*) FROM " + pg.q("manual_commit") + " WHERE lock_id IS NOT NULL"))
@@ -135,7 +138,7 @@ class PostgresLockBackendTest {
 
     @Test
     void aMissingTableIsReportedWithAHint() {
-        PostgresLockBackend backend = PostgresLockBackend.builder(pg.ds).withSchema(pg.schema.name()).withTable("no_such_table").build();
+        BlockingBackend backend = BlockingBackend.of(PostgresLockBackend.builder(pg.ds).withSchema(pg.schema.name()).withTable("no_such_table").build());
         assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL))
                 .isInstanceOfSatisfying(FenceGuardException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
@@ -148,7 +151,7 @@ class PostgresLockBackendTest {
     void anUnreachableServerIsUnavailable() {
         PGSimpleDataSource nowhere = new PGSimpleDataSource();
         nowhere.setURL("jdbc:postgresql://127.0.0.1:1/test?user=postgres&connectTimeout=2");
-        PostgresLockBackend backend = PostgresLockBackend.builder(nowhere).build();
+        BlockingBackend backend = BlockingBackend.of(PostgresLockBackend.builder(nowhere).build());
         assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL))
                 .isInstanceOfSatisfying(FenceGuardException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);

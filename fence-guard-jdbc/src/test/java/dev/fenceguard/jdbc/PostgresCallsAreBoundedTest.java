@@ -1,0 +1,393 @@
+package dev.fenceguard.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.Lease;
+import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.LockId;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.LockListener;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.testkit.BlockingBackend;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * Issue #17 item 1 on PostgreSQL: a lease whose renewal hangs is declared lost at its local deadline,
+ * {@code withLock} returns within the release timeout, and no call is left blocked in the driver: a
+ * row lock held by another connection is given up by the server (lock/statement timeout), a server that
+ * stops answering has the hung call's connection aborted.
+ */
+class PostgresCallsAreBoundedTest {
+
+    private static final Duration TTL = Duration.ofMillis(1500);
+    private static final Duration RELEASE_TIMEOUT = Duration.ofMillis(500);
+    /** The documented slack on loss reports and on the end of withLock. */
+    private static final Duration SLACK = Duration.ofMillis(250);
+    private static PgTestSupport pg;
+
+    @BeforeAll
+    static void setUp() {
+        pg = new PgTestSupport("pgbounded");
+    }
+
+    @AfterAll
+    static void tearDown() {
+        pg.close();
+    }
+
+    @Test
+    void aLeaseWhoseRowAnotherConnectionHoldsIsLostByItsDeadlineAndTheServerGivesUpEveryCall() throws Exception {
+        pg.backend("rowlock");
+        TrackedExecutor calls = new TrackedExecutor();
+        Connections connections = new Connections();
+        PostgresLockBackend backend = PostgresLockBackend.builder(connections.recording(pg.ds)).withSchema(pg.schema.name())
+                .withTable("rowlock").withExecutor(calls).build();
+        Events events = new Events();
+        LockClient client = client(backend, events);
+        long[] deadline = new long[1];
+        long[] workEnd = new long[1];
+        try (Connection holder = pg.ds.getConnection()) {
+            holder.setAutoCommit(false);
+            try {
+                Optional<String> result = client.withLock("orders:rowlock", TTL, Duration.ZERO, lease -> {
+                    deadline[0] = System.nanoTime() + lease.remaining().toNanos();
+                    lockRowForUpdate(holder, "rowlock", "orders:rowlock"); // never committed during the test
+                    assertThat(events.lost.await(10, TimeUnit.SECONDS)).as("lease reported lost").isTrue();
+                    assertThat(lease.isLost()).isTrue();
+                    assertThat(lease.isValid()).isFalse();
+                    workEnd[0] = System.nanoTime();
+                    return "done";
+                });
+                long returned = System.nanoTime();
+
+                assertThat(result).contains("done");
+                assertThat(Duration.ofNanos(events.lostAt.get() - deadline[0])).as("loss reported after the local deadline by")
+                        .isLessThanOrEqualTo(SLACK);
+                assertThat(Duration.ofNanos(returned - workEnd[0])).as("withLock returned after the work by")
+                        .isLessThanOrEqualTo(RELEASE_TIMEOUT.plus(SLACK));
+                assertThat(events.lostCause).isInstanceOfSatisfying(FenceGuardException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
+                // The row is still locked, yet every call has ended: the server gave up on its own
+                // (lock_timeout), so no connection had to be aborted and no session waits for the row.
+                assertThat(calls.awaitIdle(Duration.ofSeconds(3))).as("no call left running").isTrue();
+                assertThat(connections.aborts).as("connections aborted").hasValue(0);
+                assertThat(pg.one("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%"
+                        + pg.schema.name() + "%'")).as("sessions waiting for the row").isEqualTo("0");
+            } finally {
+                holder.rollback();
+            }
+        }
+    }
+
+    @Test
+    void aLeaseIsLostByItsDeadlineWhenTheServerStopsAnsweringAndTheHungCallIsAborted() throws Exception {
+        pg.backend("silent");
+        PGSimpleDataSource direct = (PGSimpleDataSource) pg.schema.dataSource();
+        TrackedExecutor calls = new TrackedExecutor();
+        Connections connections = new Connections();
+        try (SilentProxy proxy = new SilentProxy(direct.getServerNames()[0], direct.getPortNumbers()[0])) {
+            PGSimpleDataSource viaProxy = (PGSimpleDataSource) pg.schema.dataSource();
+            viaProxy.setServerNames(new String[] {"127.0.0.1"});
+            viaProxy.setPortNumbers(new int[] {proxy.port()});
+            try (Connection physical = viaProxy.getConnection()) {
+                // One connection, opened before the silence: a new one could not even log in.
+                PostgresLockBackend backend = PostgresLockBackend.builder(connections.single(physical)).withSchema(pg.schema.name())
+                        .withTable("silent").withExecutor(calls).build();
+                Events events = new Events();
+                LockClient client = client(backend, events);
+                long[] deadline = new long[1];
+                long[] workEnd = new long[1];
+
+                Optional<String> result = client.withLock("orders:silent", TTL, Duration.ZERO, lease -> {
+                    deadline[0] = System.nanoTime() + lease.remaining().toNanos();
+                    proxy.goSilent();
+                    assertThat(events.lost.await(10, TimeUnit.SECONDS)).as("lease reported lost").isTrue();
+                    assertThat(lease.isLost()).isTrue();
+                    workEnd[0] = System.nanoTime();
+                    return "done";
+                });
+                long returned = System.nanoTime();
+
+                assertThat(result).contains("done");
+                assertThat(Duration.ofNanos(events.lostAt.get() - deadline[0])).as("loss reported after the local deadline by")
+                        .isLessThanOrEqualTo(SLACK);
+                assertThat(Duration.ofNanos(returned - workEnd[0])).as("withLock returned after the work by")
+                        .isLessThanOrEqualTo(RELEASE_TIMEOUT.plus(SLACK));
+                // Nothing can cancel a statement on a server that does not answer: the hung calls end
+                // because their connection is aborted half a second after their deadline.
+                assertThat(calls.awaitIdle(Duration.ofSeconds(5))).as("no call left blocked in a socket read").isTrue();
+                assertThat(connections.aborts.get()).as("connections aborted").isPositive();
+            }
+        }
+    }
+
+    @Test
+    void aCallBlockedOnARowLockFailsWithTimeoutAndTakesNothing() throws Exception {
+        pg.backend("direct");
+        TrackedExecutor calls = new TrackedExecutor();
+        Connections connections = new Connections();
+        PostgresLockBackend backend = PostgresLockBackend.builder(connections.recording(pg.ds)).withSchema(pg.schema.name())
+                .withTable("direct").withExecutor(calls).build();
+        LockKey key = LockKey.of("orders:direct");
+        LockId first = LockId.random();
+        BlockingBackend blocking = BlockingBackend.of(backend);
+        blocking.tryAcquire(key, first, TTL).orElseThrow();
+        blocking.release(key, first);
+        Duration timeout = Duration.ofMillis(300);
+        try (Connection holder = pg.ds.getConnection()) {
+            holder.setAutoCommit(false);
+            try {
+                lockRowForUpdate(holder, "direct", key.value());
+                long sent = System.nanoTime();
+                CompletableFuture<?> call = backend.tryAcquire(key, LockId.random(), TTL, timeout).toCompletableFuture();
+                long returnedAfter = System.nanoTime() - sent;
+                Throwable failure = failureOf(call);
+                long failedAfter = System.nanoTime() - sent;
+
+                assertThat(Duration.ofNanos(returnedAfter)).as("the caller's thread never waits").isLessThan(timeout);
+                assertThat(failure).isInstanceOfSatisfying(FenceGuardException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
+                    assertThat(e.key()).contains(key.value());
+                });
+                assertThat(Duration.ofNanos(failedAfter)).isLessThanOrEqualTo(timeout.plus(SLACK));
+                assertThat(calls.awaitIdle(Duration.ofSeconds(3))).as("no call left running").isTrue();
+                assertThat(connections.aborts).as("connections aborted").hasValue(0);
+            } finally {
+                holder.rollback();
+            }
+        }
+        assertThat(pg.one("SELECT fence, lock_id FROM " + pg.q("direct"))).as("the timed-out acquire took nothing").isEqualTo("1|null");
+    }
+
+    @Test
+    void aCallStillQueuedAtItsTimeoutFailsWithTimeoutAndIsNeverSent() throws Exception {
+        pg.backend("queued");
+        HeldExecutor held = new HeldExecutor();
+        PostgresLockBackend backend = PostgresLockBackend.builder(pg.ds).withSchema(pg.schema.name()).withTable("queued")
+                .withExecutor(held).build();
+
+        CompletableFuture<?> call = backend.tryAcquire(LockKey.of("orders:queued"), LockId.random(), TTL, Duration.ofMillis(100))
+                .toCompletableFuture();
+
+        assertThat(failureOf(call)).isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
+        held.runAll(); // the executor frees up only now
+        assertThat(pg.one("SELECT count(*) FROM " + pg.q("queued"))).as("rows written").isEqualTo("0");
+    }
+
+    @Test
+    void aCallTheExecutorRejectsFailsAsUnavailable() {
+        pg.backend("rejected");
+        PostgresLockBackend backend = PostgresLockBackend.builder(pg.ds).withSchema(pg.schema.name()).withTable("rejected")
+                .withExecutor(task -> {
+                    throw new RejectedExecutionException("full");
+                }).build();
+
+        CompletableFuture<?> call = backend.tryAcquire(LockKey.of("orders:rejected"), LockId.random(), TTL, Duration.ofSeconds(5))
+                .toCompletableFuture();
+
+        assertThat(call).isCompletedExceptionally();
+        assertThat(failureOf(call)).isInstanceOfSatisfying(FenceGuardException.class, e -> {
+            assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+            assertThat(e.getMessage()).contains("executor");
+        });
+        assertThat(pg.one("SELECT count(*) FROM " + pg.q("rejected"))).isEqualTo("0");
+    }
+
+    @Test
+    void byDefaultEachCallRunsOnAVirtualThreadOfItsOwn() throws Exception {
+        pg.backend("default_executor");
+        List<Thread> threads = new CopyOnWriteArrayList<>();
+        DataSource watched = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    threads.add(Thread.currentThread());
+                    return method.invoke(pg.ds, args);
+                });
+        BlockingBackend backend = BlockingBackend.of(PostgresLockBackend.builder(watched).withSchema(pg.schema.name())
+                .withTable("default_executor").build());
+
+        backend.lookup(LockKey.of("k"));
+        backend.lookup(LockKey.of("k"));
+
+        assertThat(threads).hasSize(2).allSatisfy(t -> {
+            assertThat(t.isVirtual()).isTrue();
+            assertThat(t.getName()).startsWith("fence-guard-jdbc-");
+            assertThat(t).isNotSameAs(Thread.currentThread());
+        });
+        assertThat(threads.get(0)).isNotSameAs(threads.get(1));
+    }
+
+    // --- helpers ---
+
+    private static LockClient client(PostgresLockBackend backend, Events events) {
+        return LockClient.builder(backend).withMetrics(LockMetrics.none()).onEvents(events).withReleaseTimeout(RELEASE_TIMEOUT).build();
+    }
+
+    private static void lockRowForUpdate(Connection holder, String table, String key) throws SQLException {
+        try (PreparedStatement ps = holder.prepareStatement("SELECT fence FROM " + pg.q(table) + " WHERE lock_key = ? FOR UPDATE")) {
+            ps.setString(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                assertThat(rs.next()).as("the lock row exists").isTrue();
+            }
+        }
+    }
+
+    /** The exception {@code call} fails with; a generous guard, since the call bounds itself. */
+    private static Throwable failureOf(CompletableFuture<?> call) {
+        try {
+            call.get(10, TimeUnit.SECONDS);
+            throw new AssertionError("the call succeeded");
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("the call did not end within 10 s", e);
+        }
+    }
+
+    /** Counts loss reports and when the first came. */
+    private static final class Events implements LockListener {
+        final CountDownLatch lost = new CountDownLatch(1);
+        final AtomicLong lostAt = new AtomicLong();
+        final List<Throwable> renewFailures = new CopyOnWriteArrayList<>();
+        volatile Throwable lostCause;
+
+        @Override
+        public void onRenewFailed(Lease lease, Throwable error) {
+            renewFailures.add(error);
+        }
+
+        @Override
+        public void onLeaseLost(Lease lease, Throwable cause) {
+            lostAt.compareAndSet(0, System.nanoTime());
+            lostCause = cause;
+            lost.countDown();
+        }
+    }
+
+    /** A virtual thread per call, counting the calls still running. */
+    static final class TrackedExecutor implements Executor {
+        private int running;
+
+        @Override
+        public void execute(Runnable task) {
+            synchronized (this) {
+                running++;
+            }
+            Thread.ofVirtual().name("fg-pg-test-call").start(() -> {
+                try {
+                    task.run();
+                } finally {
+                    synchronized (this) {
+                        running--;
+                        notifyAll();
+                    }
+                }
+            });
+        }
+
+        /** Waits until no call runs; false if some still runs after {@code guard}. */
+        synchronized boolean awaitIdle(Duration guard) throws InterruptedException {
+            long deadline = System.nanoTime() + guard.toNanos();
+            while (running > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+            return true;
+        }
+    }
+
+    /** An executor that runs nothing until told: a saturated pool. */
+    private static final class HeldExecutor implements Executor {
+        private final Queue<Runnable> queue = new ArrayDeque<>();
+
+        @Override
+        public synchronized void execute(Runnable task) {
+            queue.add(task);
+        }
+
+        void runAll() {
+            while (true) {
+                Runnable next;
+                synchronized (this) {
+                    next = queue.poll();
+                }
+                if (next == null) {
+                    return;
+                }
+                next.run();
+            }
+        }
+    }
+
+    /** Data sources whose connections count {@link Connection#abort} calls. */
+    private static final class Connections {
+        final AtomicInteger aborts = new AtomicInteger();
+
+        DataSource recording(DataSource inner) {
+            return dataSource(() -> wrap(inner.getConnection(), false));
+        }
+
+        /** Hands out {@code physical} again and again; closing a handle leaves it open. */
+        DataSource single(Connection physical) {
+            return dataSource(() -> wrap(physical, true));
+        }
+
+        private interface Source {
+            Connection get() throws SQLException;
+        }
+
+        private static DataSource dataSource(Source source) {
+            return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                    (proxy, method, args) -> {
+                        if (method.getName().equals("getConnection") && (args == null || args.length == 0)) {
+                            return source.get();
+                        }
+                        throw new UnsupportedOperationException(method.getName());
+                    });
+        }
+
+        private Connection wrap(Connection c, boolean keepOpen) {
+            return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                    (proxy, method, args) -> {
+                        if (method.getName().equals("abort")) {
+                            aborts.incrementAndGet();
+                        } else if (keepOpen && method.getName().equals("close")) {
+                            return null;
+                        }
+                        try {
+                            return method.invoke(c, args);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+        }
+    }
+}
