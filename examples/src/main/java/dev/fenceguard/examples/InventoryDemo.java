@@ -40,7 +40,8 @@ public final class InventoryDemo {
         RedisClient client = RedisClient.create(uri);
         try (StatefulRedisConnection<String, String> conn = client.connect();
                 RedisLockBackend backend = RedisLockBackend.builder(conn).withKeyPrefix(prefix).build()) {
-            FencedRedis redis = FencedRedis.builder(conn).withFenceKeyPrefix(prefix + "fence:").withMetrics(LockMetrics.none()).build();
+            FencedRedis redis = FencedRedis.builder(conn).withLockKeyPrefixes(backend.keyPrefix()).withFenceKeyPrefix(prefix + "fence:")
+                    .withMetrics(LockMetrics.none()).build();
             LockClient locks = LockClient.builder(backend).withMetrics(LockMetrics.none()).build();
             String stock = prefix + "{sku-1}:stock";
             conn.sync().set(stock, "10");

@@ -142,7 +142,8 @@ final class Stores {
         StatefulRedisConnection<String, String> conn = client.connect();
         String prefix = "fence-guard-demo:" + UUID.randomUUID().toString().substring(0, 8) + ":";
         RedisLockBackend backend = RedisLockBackend.builder(conn).withKeyPrefix(prefix).build();
-        FencedRedis guard = FencedRedis.builder(conn).withFenceKeyPrefix(prefix + "fence:").withMetrics(LockMetrics.none()).build();
+        FencedRedis guard = FencedRedis.builder(conn).withLockKeyPrefixes(backend.keyPrefix()).withFenceKeyPrefix(prefix + "fence:")
+                .withMetrics(LockMetrics.none()).build();
         LockClient locks = LockClient.builder(backend).withMetrics(LockMetrics.none()).build();
         return new OrderStore() {
             @Override
@@ -189,7 +190,7 @@ final class Stores {
     static OrderStore firestore(String emulatorHost) {
         Firestore db = FirestoreOptions.newBuilder().setProjectId("fence-guard-demo-" + UUID.randomUUID().toString().substring(0, 8))
                 .setEmulatorHost(emulatorHost).setCredentials(new FirestoreOptions.EmulatorCredentials()).build().getService();
-        LockClient locks = LockClient.builder(FirestoreLockBackend.builder(db).withClockSkewAllowance(Duration.ofMillis(100)).build())
+        LockClient locks = LockClient.builder(FirestoreLockBackend.builder(db).build())
                 .withMetrics(LockMetrics.none()).build();
         FencedFirestore guard = FencedFirestore.builder(db).withMetrics(LockMetrics.none()).build();
         return new OrderStore() {

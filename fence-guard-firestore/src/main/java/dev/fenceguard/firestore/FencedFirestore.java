@@ -10,6 +10,7 @@ import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.firestore.internal.FirestoreErrors;
 import java.util.HashMap;
 import java.util.Map;
@@ -56,20 +57,16 @@ import java.util.concurrent.ExecutionException;
 public final class FencedFirestore {
 
     private final Firestore db;
-    private final FencePolicy policy;
-    private final FenceEncoding encoding;
+    private final WriteRule rule;
     private final String fenceField;
     private final String deletedField;
-    private final LockMetrics metrics;
     private final TransactionOptions options;
 
     private FencedFirestore(Builder b) {
         this.db = b.db;
-        this.policy = b.policy;
-        this.encoding = b.encoding;
+        this.rule = new WriteRule(b.policy, b.encoding, b.metrics != null ? b.metrics : LockMetrics.automatic(), "firestore");
         this.fenceField = b.fenceField;
         this.deletedField = b.deletedField;
-        this.metrics = b.metrics != null ? b.metrics : LockMetrics.automatic();
         this.options = TransactionOptions.createReadWriteOptionsBuilder().setNumberOfAttempts(b.attempts).build();
     }
 
@@ -231,10 +228,9 @@ public final class FencedFirestore {
     private WriteOutcome stage(Transaction tx, DocumentReference doc, FenceToken fence, Op op, Map<String, Object> data,
             DocumentSnapshot s) {
         String resource = doc.getPath();
-        long stored = s.exists() ? decode(s.get(fenceField)) : 0;
-        if (!policy.admits(fence, stored)) {
-            metrics.staleWriteRejected("firestore");
-            return new WriteOutcome.Stale(resource, fence.value(), stored, policy);
+        long stored = s.exists() ? WriteRule.decode(s.get(fenceField)) : 0;
+        if (!rule.admits(fence, stored)) {
+            return rule.stale(resource, fence, stored);
         }
         boolean live = s.exists() && !Boolean.TRUE.equals(s.getBoolean(deletedField));
         switch (op) {
@@ -284,19 +280,9 @@ public final class FencedFirestore {
     }
 
     private Object encode(FenceToken fence) {
-        return encoding == FenceEncoding.INTEGER ? (Object) fence.value() : fence.toString();
+        return rule.encode(fence);
     }
 
-    private static long decode(Object stored) {
-        if (stored == null) {
-            return 0;
-        }
-        if (stored instanceof Number n) {
-            return n.longValue();
-        }
-        String text = stored.toString();
-        return text.chars().allMatch(c -> c == '0') ? 0 : FenceToken.parse(text).value();
-    }
 
     /** Options for {@link FencedFirestore}. Not thread-safe. */
     public static final class Builder {

@@ -4,10 +4,16 @@ import dev.fenceguard.core.FenceEncoding;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -42,6 +48,15 @@ import org.jooq.impl.SQLDataType;
  * zombie's upsert cannot bring it back; a delete or claim of a key that has no row inserts a tombstoned
  * row for the same reason. Your reads should add {@link #notDeleted()}. Tombstone rows are kept until you
  * purge them; {@code docs/postgresql.md} says when that is safe.
+ *
+ * <p>A fenced table is never a lock table: {@link Builder#build()} refuses a table named
+ * {@code fence_guard_*} (fence-guard's own tables: the default lock table {@code fence_guard_locks} and
+ * the migration history), a key, fence or tombstone column named like a lock table's own columns
+ * ({@code lock_key}, {@code lock_id}, {@code expires_at}, {@code acquired_at}), and a jOOQ table that has
+ * both {@code lock_key} and {@code lock_id} columns. A lock table, whatever its name, has only those four
+ * columns besides {@code fence}, so no fenced table can be built on it: a fenced write there could take
+ * over, release or rename a lock, or reset its fence counter. (If you add columns of your own to a lock
+ * table, do not point a fenced table at it.)
  */
 public final class FencedTable {
 
@@ -52,6 +67,7 @@ public final class FencedTable {
     private final FencePolicy policy;
     private final FenceEncoding encoding;
     private final LockMetrics metrics;
+    private final WriteRule rule;
     private final String description;
 
     @SuppressWarnings("unchecked")
@@ -63,6 +79,7 @@ public final class FencedTable {
         this.policy = b.policy;
         this.encoding = b.encoding;
         this.metrics = b.metrics != null ? b.metrics : LockMetrics.automatic();
+        this.rule = new WriteRule(policy, encoding, metrics, "postgres");
         this.description = String.join(".", b.table.getQualifiedName().getName());
     }
 
@@ -114,8 +131,8 @@ public final class FencedTable {
      */
     public Condition admits(FenceToken presented) {
         Objects.requireNonNull(presented, "fence");
-        Field<Object> stored = DSL.coalesce(fence, DSL.val(zero(), fence));
-        Field<Object> value = DSL.val(encode(presented), fence);
+        Field<Object> stored = DSL.coalesce(fence, DSL.val(rule.zero(), fence));
+        Field<Object> value = DSL.val(rule.encode(presented), fence);
         return policy == FencePolicy.SAME_OR_NEWER ? stored.le(value) : stored.lt(value);
     }
 
@@ -126,7 +143,7 @@ public final class FencedTable {
 
     /** The value to store in the fence column for {@code fence}: a {@code Long} or the 15-digit text. */
     public Object fenceValue(FenceToken fence) {
-        return encode(fence);
+        return rule.encode(fence);
     }
 
     /** Writes through {@code ctx}, in whatever transaction it runs (PostgreSQL dialect required). */
@@ -170,27 +187,9 @@ public final class FencedTable {
         return tombstone;
     }
 
-    LockMetrics metrics() {
-        return metrics;
-    }
-
-    long decode(Object stored) {
-        if (stored == null) {
-            return 0;
-        }
-        if (stored instanceof Number n) {
-            return n.longValue();
-        }
-        String text = stored.toString().trim();
-        return text.chars().allMatch(c -> c == '0') ? 0 : FenceToken.parse(text).value();
-    }
-
-    private Object encode(FenceToken token) {
-        return encoding == FenceEncoding.INTEGER ? (Object) token.value() : token.toString();
-    }
-
-    private Object zero() {
-        return encoding == FenceEncoding.INTEGER ? (Object) 0L : "000000000000000";
+    /** The shared write-rule kernel: encoding, judging, the stale-write metric. */
+    WriteRule rule() {
+        return rule;
     }
 
     @Override
@@ -198,6 +197,10 @@ public final class FencedTable {
         return "FencedTable[" + description + ", key=" + key.getName() + ", fence=" + fence.getName() + ", " + policy + ", "
                 + encoding + tombstone.map(t -> ", tombstone=" + t.getName()).orElse("") + "]";
     }
+
+    /** The columns only a lock table has (DESIGN §3; {@code fence} is left out: it is a common fence column name). */
+    private static final Set<String> LOCK_TABLE_COLUMNS = Set.of("lock_key", "lock_id", "expires_at", "acquired_at");
+    private static final String RESERVED_TABLE_PREFIX = "fence_guard_";
 
     /** Options for a {@link FencedTable}. Not thread-safe; {@link #build()} copies. */
     public static final class Builder {
@@ -276,14 +279,48 @@ public final class FencedTable {
             return this;
         }
 
+        private void refuseLockTables() {
+            String name = table.getName();
+            if (name.toLowerCase(Locale.ROOT).startsWith(RESERVED_TABLE_PREFIX)) {
+                throw new IllegalArgumentException("table '" + name + "' is one of fence-guard's own (names starting with '"
+                        + RESERVED_TABLE_PREFIX + "' are reserved for lock tables and their migration history); a fenced "
+                        + "write there could take over a lock or reset its fence");
+            }
+            List<Field<?>> columns = new ArrayList<>(List.of(key, fence));
+            if (tombstone != null) {
+                columns.add(tombstone);
+            }
+            for (Field<?> column : columns) {
+                if (LOCK_TABLE_COLUMNS.contains(column.getName().toLowerCase(Locale.ROOT))) {
+                    throw new IllegalArgumentException("column '" + column.getName() + "' of table '" + name + "' is named like a "
+                            + "lock table's column " + LOCK_TABLE_COLUMNS.stream().sorted().toList() + "; a fenced table must not be "
+                            + "a fence-guard lock table, where a fenced write could take over a lock or reset its fence");
+                }
+            }
+            Set<String> all = new HashSet<>();
+            for (Field<?> f : table.fields()) {
+                all.add(f.getName().toLowerCase(Locale.ROOT));
+            }
+            if (all.contains("lock_key") && all.contains("lock_id")) {
+                throw new IllegalArgumentException("table '" + name + "' has the columns lock_key and lock_id of a fence-guard "
+                        + "lock table; a fenced write there could take over a lock or reset its fence");
+            }
+        }
+
         /** Where stale-write rejections are counted; default {@link LockMetrics#automatic()}. */
         public Builder withMetrics(LockMetrics metrics) {
             this.metrics = Objects.requireNonNull(metrics, "metrics");
             return this;
         }
 
-        /** The table definition. */
+        /**
+         * The table definition.
+         *
+         * @throws IllegalArgumentException if the table is, or could be, a lock table (see the class
+         *     comment)
+         */
         public FencedTable build() {
+            refuseLockTables();
             Builder copy = new Builder(table, key, fence);
             copy.tombstone = tombstone;
             copy.policy = policy;

@@ -4,6 +4,7 @@ import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.jdbc.internal.OwnConnection;
 import dev.fenceguard.jdbc.internal.PgErrors;
 import java.sql.SQLException;
@@ -358,17 +359,16 @@ public final class FencedWriter {
             // Absent from the statement's snapshot, yet the insert conflicted: a concurrent insert won and
             // the rule refused our fence over it. Read what it wrote.
             Record now = ctx.select(diagnoseFields()).from(t.table()).where(t.key().eq(k)).fetchOne();
-            return now == null ? Optional.empty() : staleOrRetry(t.decode(now.get(t.fence())), fence, resource);
+            return now == null ? Optional.empty() : staleOrRetry(WriteRule.decode(now.get(t.fence())), fence, resource);
         }
-        return staleOrRetry(t.decode(r.get(4)), fence, resource);
+        return staleOrRetry(WriteRule.decode(r.get(4)), fence, resource);
     }
 
     private Optional<WriteOutcome> staleOrRetry(long stored, FenceToken fence, String resource) {
-        if (t.policy().admits(fence, stored)) {
+        if (t.rule().admits(fence, stored)) {
             return Optional.empty(); // the row appeared or changed after the first statement
         }
-        t.metrics().staleWriteRejected(t.name());
-        return Optional.of(new WriteOutcome.Stale(resource, fence.value(), stored, t.policy()));
+        return Optional.of(t.rule().stale(resource, fence, stored));
     }
 
     private static void checkAttempts(int attempt, String resource, String operation) {
@@ -422,15 +422,14 @@ public final class FencedWriter {
         if (row == null) {
             return new WriteOutcome.NotFound(resource);
         }
-        long stored = t.decode(row.get(t.fence()));
+        long stored = WriteRule.decode(row.get(t.fence()));
         boolean deleted = t.tombstone().map(d -> Boolean.TRUE.equals(row.get(d))).orElse(false);
-        if (t.policy().admits(fence, stored)) {
+        if (t.rule().admits(fence, stored)) {
             // The rule admits the fence, so the statement matched nothing for another reason: the row is
             // deleted (or appeared only after our statement).
             return new WriteOutcome.NotFound(resource);
         }
-        t.metrics().staleWriteRejected(t.name());
-        return new WriteOutcome.Stale(resource, fence.value(), stored, t.policy()) ;
+        return t.rule().stale(resource, fence, stored);
     }
 
     private Object checkKey(Object key) {
@@ -447,11 +446,7 @@ public final class FencedWriter {
                     + t.key().getType().getName());
         }
         if (converted instanceof CharSequence s) {
-            String text = s.toString();
-            if (text.indexOf('\0') >= 0) {
-                throw new IllegalArgumentException("key must not contain NUL (U+0000), which PostgreSQL cannot store in text");
-            }
-            dev.fenceguard.core.internal.Text.requireValidUnicode("key", text);
+            WriteRule.checkTextKey("key", s.toString());
         }
         return converted;
     }

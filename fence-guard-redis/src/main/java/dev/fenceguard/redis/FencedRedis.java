@@ -2,7 +2,9 @@ package dev.fenceguard.redis;
 
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.FenceEncoding;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.redis.internal.Connections;
 import dev.fenceguard.redis.internal.RedisKeys;
@@ -54,6 +56,15 @@ import java.util.function.Supplier;
  * lives in the hash, so it goes with the hash if you {@code EXPIRE} or {@code DEL} it yourself: delete
  * guarded hashes with {@link #delete}.
  *
+ * <p>Resource keys never reach fence-guard's own keys. Every key of a lock backend with prefix
+ * {@code p} starts with <code>p{</code> (<code>fg:{</code> by default), and every fence key starts with
+ * <code>&lt;fence key prefix&gt;{</code> (<code>fg:fence:{</code> by default). Every operation refuses a
+ * resource key in one of those namespaces with an {@link IllegalArgumentException}, before any I/O: a
+ * fenced write there could rewind a lock's fence counter, take over a lock, or lower another key's
+ * fence. Tell the builder the prefixes of the lock backends that share the database
+ * ({@link Builder#withLockKeyPrefixes}); {@link Builder#build()} refuses a fence key prefix equal to one
+ * of them, since the two kinds of internal keys would then meet.
+ *
  * <p>Thread-safe. Closing closes the connection it opened (not one you passed in).
  */
 public final class FencedRedis implements AutoCloseable {
@@ -70,7 +81,8 @@ public final class FencedRedis implements AutoCloseable {
     private final FencePolicy policy;
     private final String fenceField;
     private final String fencePrefix;
-    private final LockMetrics metrics;
+    private final List<String> lockPrefixes;
+    private final WriteRule rule;
     private final String prelude;
     private final Map<String, Script> userScripts = new ConcurrentHashMap<>();
 
@@ -80,7 +92,9 @@ public final class FencedRedis implements AutoCloseable {
         this.policy = b.policy;
         this.fenceField = b.fenceField;
         this.fencePrefix = b.fencePrefix;
-        this.metrics = b.metrics != null ? b.metrics : LockMetrics.automatic();
+        this.lockPrefixes = b.lockPrefixes;
+        // Lua compares fences as numbers, so Redis always stores the integer form.
+        this.rule = new WriteRule(b.policy, FenceEncoding.INTEGER, b.metrics != null ? b.metrics : LockMetrics.automatic(), "redis");
         this.prelude = PRELUDE.replace("${FENCE_FIELD}", luaString(fenceField));
     }
 
@@ -108,7 +122,12 @@ public final class FencedRedis implements AutoCloseable {
         return new Builder(() -> Connections.of(connection));
     }
 
-    /** The key that holds the fence of string key {@code key}: same Cluster slot as {@code key}. */
+    /**
+     * The key that holds the fence of string key {@code key}: same Cluster slot as {@code key}.
+     *
+     * @throws IllegalArgumentException if {@code key} is empty, not valid Unicode, or in fence-guard's
+     *     own key space (see the class comment)
+     */
     public String fenceKeyOf(String key) {
         return RedisKeys.resourceFenceKey(fencePrefix, checkKey(key));
     }
@@ -120,7 +139,8 @@ public final class FencedRedis implements AutoCloseable {
      * recreates the key.
      *
      * @return {@code Applied} or {@code Stale(stored)}; a key never fenced has fence 0
-     * @throws IllegalArgumentException if the key is empty or not valid Unicode (before any I/O)
+     * @throws IllegalArgumentException if the key is empty, not valid Unicode, or in fence-guard's own key
+     *     space (see the class comment), before any I/O
      */
     public WriteOutcome set(String key, String value, FenceToken fence) {
         checkKey(key);
@@ -141,7 +161,7 @@ public final class FencedRedis implements AutoCloseable {
      * @throws dev.fenceguard.core.FenceGuardException {@code INVALID_ARGUMENT} if {@code key} holds another
      *     type (nothing written)
      * @throws IllegalArgumentException if {@code fields} is empty or names the fence field, or the key is
-     *     empty or not valid Unicode (before any I/O)
+     *     empty, not valid Unicode, or in fence-guard's own key space (see the class comment), before any I/O
      */
     public WriteOutcome hset(String key, Map<String, String> fields, FenceToken fence) {
         checkKey(key);
@@ -172,7 +192,8 @@ public final class FencedRedis implements AutoCloseable {
      *
      * @return {@code Applied} (the key is absent and its tombstone holds {@code fence}) or
      *     {@code Stale(stored)} (nothing changed)
-     * @throws IllegalArgumentException if the key is empty or not valid Unicode (before any I/O)
+     * @throws IllegalArgumentException if the key is empty, not valid Unicode, or in fence-guard's own key
+     *     space (see the class comment), before any I/O
      */
     public WriteOutcome delete(String key, FenceToken fence) {
         checkKey(key);
@@ -194,7 +215,8 @@ public final class FencedRedis implements AutoCloseable {
      *
      * @return {@code Applied} (the key has data and now holds {@code fence}), {@code NotFound} (no data;
      *     the tombstone now holds {@code fence}) or {@code Stale(stored)}
-     * @throws IllegalArgumentException if the key is empty or not valid Unicode (before any I/O)
+     * @throws IllegalArgumentException if the key is empty, not valid Unicode, or in fence-guard's own key
+     *     space (see the class comment), before any I/O
      */
     public WriteOutcome claim(String key, FenceToken fence) {
         checkKey(key);
@@ -219,7 +241,9 @@ public final class FencedRedis implements AutoCloseable {
      * (under {@link FencePolicy#STRICTLY_NEWER} that uses up the lease's one write). Validate before you write.
      *
      * @return the outcome, and your code's return value when applied
-     * @throws IllegalArgumentException if {@code keys} is empty or a key is invalid (before any I/O)
+     * @throws IllegalArgumentException if {@code keys} is empty or a key is empty, not valid Unicode, or in
+     *     fence-guard's own key space (see the class comment): every key, not only the first, since your
+     *     code may write any of them (before any I/O)
      */
     public ScriptResult eval(String luaBody, List<String> keys, List<String> args, FenceToken fence) {
         Objects.requireNonNull(luaBody, "luaBody");
@@ -229,7 +253,7 @@ public final class FencedRedis implements AutoCloseable {
         if (keys.isEmpty()) {
             throw new IllegalArgumentException("eval needs at least one key: the guarded resource first");
         }
-        keys.forEach(FencedRedis::checkKey);
+        keys.forEach(this::checkKey);
         Script script = userScripts.computeIfAbsent(luaBody, body -> Script.of("fenced script", prelude + body + "\n" + EPILOGUE));
         List<String> allKeys = new ArrayList<>(keys);
         allKeys.add(RedisKeys.resourceFenceKey(fencePrefix, keys.getFirst()));
@@ -263,21 +287,32 @@ public final class FencedRedis implements AutoCloseable {
     }
 
     private WriteOutcome stale(String key, FenceToken fence, long stored) {
-        metrics.staleWriteRejected("redis");
-        return new WriteOutcome.Stale(key, fence.value(), stored, policy);
+        return rule.stale(key, fence, stored);
     }
 
     private String strictFlag() {
         return policy == FencePolicy.STRICTLY_NEWER ? "1" : "0";
     }
 
-    private static String checkKey(String key) {
-        Objects.requireNonNull(key, "key");
-        if (key.isEmpty()) {
-            throw new IllegalArgumentException("key must not be empty");
+    private String checkKey(String key) {
+        WriteRule.checkKey("key", key);
+        if (key.startsWith(RedisKeys.namespace(fencePrefix))) {
+            throw new IllegalArgumentException("key " + shown(key) + " is in fence-guard's own key space: keys starting with '"
+                    + RedisKeys.namespace(fencePrefix) + "' hold the fences of guarded keys (fence key prefix '" + fencePrefix
+                    + "'), and writing one could lower another key's fence");
         }
-        dev.fenceguard.core.internal.Text.requireValidUnicode("key", key);
+        for (String prefix : lockPrefixes) {
+            if (key.startsWith(RedisKeys.namespace(prefix))) {
+                throw new IllegalArgumentException("key " + shown(key) + " is in fence-guard's own key space: keys starting with '"
+                        + RedisKeys.namespace(prefix) + "' belong to the lock backend with key prefix '" + prefix
+                        + "', and writing one could rewind a lock's fence or take over a lock");
+            }
+        }
         return key;
+    }
+
+    private static String shown(String key) {
+        return "'" + (key.length() > 80 ? key.substring(0, 80) + "..." : key) + "'";
     }
 
     /** {@code text} as a Lua string literal: every byte but plain ASCII letters and digits as a decimal escape. */
@@ -307,7 +342,8 @@ public final class FencedRedis implements AutoCloseable {
         private final Supplier<Connections> connect;
         private FencePolicy policy = FencePolicy.SAME_OR_NEWER;
         private String fenceField = "_fence";
-        private String fencePrefix = "fg:fence:";
+        private String fencePrefix = RedisKeys.DEFAULT_FENCE_PREFIX;
+        private List<String> lockPrefixes = List.of(RedisKeys.DEFAULT_LOCK_PREFIX);
         private LockMetrics metrics;
 
         private Builder(Supplier<Connections> connect) {
@@ -335,12 +371,32 @@ public final class FencedRedis implements AutoCloseable {
         }
 
         /**
-         * Prefix of the companion keys holding string fences; default {@code fg:fence:}.
+         * Prefix of the companion keys holding string fences; default {@code fg:fence:}. It must differ
+         * from every lock key prefix ({@link #withLockKeyPrefixes}); {@link #build()} checks.
          *
          * @throws IllegalArgumentException if it contains a brace or NUL or is longer than 64 characters
          */
         public Builder withFenceKeyPrefix(String prefix) {
             this.fencePrefix = RedisKeys.requirePrefix(prefix);
+            return this;
+        }
+
+        /**
+         * The key prefixes of the {@link RedisLockBackend}s whose locks live in the same Redis database
+         * ({@link RedisLockBackend.Builder#withKeyPrefix}); default {@code fg:} alone. Replaces the
+         * previous list. Resource keys starting with <code>&lt;prefix&gt;{</code> are refused for each.
+         * Pass none only if no lock backend shares the database.
+         *
+         * @throws IllegalArgumentException if a prefix contains a brace or NUL or is longer than 64
+         *     characters
+         */
+        public Builder withLockKeyPrefixes(String... prefixes) {
+            Objects.requireNonNull(prefixes, "prefixes");
+            List<String> list = new ArrayList<>();
+            for (String p : prefixes) {
+                list.add(RedisKeys.requirePrefix(p));
+            }
+            this.lockPrefixes = List.copyOf(list);
             return this;
         }
 
@@ -353,9 +409,15 @@ public final class FencedRedis implements AutoCloseable {
         /**
          * Connects (if built from a client).
          *
+         * @throws IllegalArgumentException if the fence key prefix equals one of the lock key prefixes
+         *     (before connecting): a resource's fence key could then be a lock's key
          * @throws dev.fenceguard.core.FenceGuardException UNAVAILABLE if the server cannot be reached
          */
         public FencedRedis build() {
+            if (lockPrefixes.contains(fencePrefix)) {
+                throw new IllegalArgumentException("fence key prefix '" + fencePrefix + "' must differ from every lock key prefix "
+                        + lockPrefixes + ": a resource's fence key could then be a lock's key or fence counter");
+            }
             try {
                 return new FencedRedis(this);
             } catch (RedisException e) {

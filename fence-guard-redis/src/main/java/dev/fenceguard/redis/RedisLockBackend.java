@@ -132,6 +132,11 @@ public final class RedisLockBackend implements LockBackend, AutoCloseable {
         return strategy;
     }
 
+    /** The prefix of every key this backend writes (give it to {@link FencedRedis.Builder#withLockKeyPrefixes}). */
+    public String keyPrefix() {
+        return prefix;
+    }
+
     /** The Redis key holding the lock on {@code key} (for operators; see the class comment). */
     public String lockKeyOf(String key) {
         return RedisKeys.lockKey(prefix, LockKey.of(key));
@@ -266,11 +271,18 @@ public final class RedisLockBackend implements LockBackend, AutoCloseable {
         }
 
         /**
-         * Prefix of every key the backend writes; default {@code fg:}.
+         * Prefix of every key the backend writes; default {@code fg:}. Not {@code fg:fence:}: that is
+         * where {@link FencedRedis} keeps resource fences by default, and a resource's fence key could then
+         * be a lock's key.
          *
-         * @throws IllegalArgumentException if it contains a brace or NUL or is longer than 64 characters
+         * @throws IllegalArgumentException if it contains a brace or NUL, is longer than 64 characters, or is
+         *     {@code fg:fence:}
          */
         public Builder withKeyPrefix(String prefix) {
+            if (RedisKeys.DEFAULT_FENCE_PREFIX.equals(prefix)) {
+                throw new IllegalArgumentException("key prefix must not be '" + prefix + "', FencedRedis's default fence key "
+                        + "prefix: a resource's fence key could then be a lock's key");
+            }
             this.prefix = RedisKeys.requirePrefix(prefix);
             return this;
         }

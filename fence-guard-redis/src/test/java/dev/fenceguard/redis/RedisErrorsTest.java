@@ -68,6 +68,17 @@ class RedisErrorsTest {
     }
 
     @Test
+    void aResetOrClosedSocketIsUnavailableWhateverItsWording() {
+        // Seen in the fault storms: a connection cut by the proxy surfaced as "Connection reset" (capital C).
+        assertThat(dev.fenceguard.redis.internal.ScriptRunner.map(new io.lettuce.core.RedisException(
+                new java.net.SocketException("Connection reset")), "k", "acquire").code()).isEqualTo(ErrorCode.UNAVAILABLE);
+        assertThat(dev.fenceguard.redis.internal.ScriptRunner.map(new io.lettuce.core.RedisException(
+                "Connection closed by peer"), "k", "acquire").code()).isEqualTo(ErrorCode.UNAVAILABLE);
+        assertThat(dev.fenceguard.redis.internal.ScriptRunner.map(new io.lettuce.core.RedisException(
+                "something odd"), "k", "acquire").code()).isEqualTo(ErrorCode.INTERNAL);
+    }
+
+    @Test
     void missingPasswordIsAuth() {
         try (RedisServers.Server server = RedisServers.start("--requirepass", "s3cret")) {
             RedisClient client = RedisClient.create(RedisURI.create(server.uri()));

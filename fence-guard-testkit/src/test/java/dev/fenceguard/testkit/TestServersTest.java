@@ -2,6 +2,7 @@ package dev.fenceguard.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fenceguard.testkit.servers.PostgresServers;
 import dev.fenceguard.testkit.servers.RedisServers;
 import dev.fenceguard.testkit.servers.TestFirestore;
 import dev.fenceguard.testkit.servers.TestPostgres;
@@ -53,6 +54,38 @@ class TestServersTest {
             server.restart();
             assertThat(command(server.port(), "GET k")).as("no persistence: empty after restart").isEqualTo("$-1");
         }
+    }
+
+    @Test
+    void closingAPrivateRedisServerDeletesItsDirectoryAndLog() {
+        RedisServers.Server server = RedisServers.start();
+        java.nio.file.Path dir = server.dir();
+        assertThat(dir).exists();
+        server.close();
+        assertThat(dir).doesNotExist();
+        assertThat(tempEntries("fence-guard-redis-" + server.port() + "-")).isEmpty();
+    }
+
+    @Test
+    void aPrivatePostgresKeepsItsDataAcrossARestartAndLeavesNothingBehind() throws Exception {
+        PostgresServers.Server pg = PostgresServers.start();
+        try (java.sql.Connection c = pg.dataSource().getConnection(); java.sql.Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE kept (n INT)");
+            s.execute("INSERT INTO kept VALUES (42)");
+        }
+        pg.restart();
+        try (java.sql.Connection c = pg.dataSource().getConnection(); java.sql.Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("SELECT n FROM kept")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt(1)).isEqualTo(42);
+        }
+        pg.close();
+        assertThat(tempEntries("fence-guard-postgres-" + pg.port() + "-")).isEmpty();
+    }
+
+    private static java.util.List<String> tempEntries(String prefix) {
+        String[] names = new java.io.File(System.getProperty("java.io.tmpdir")).list((d, n) -> n.startsWith(prefix));
+        return names == null ? java.util.List.of() : java.util.List.of(names);
     }
 
     @Test

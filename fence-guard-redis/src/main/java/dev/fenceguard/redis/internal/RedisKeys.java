@@ -15,10 +15,23 @@ import io.lettuce.core.cluster.SlotHash;
  * <p>A guarded resource key {@code r} keeps its fence in {@code fg:fence:{<tag>}:<r>}, where
  * {@code <tag>} is a short string chosen to hash to the same Cluster slot as {@code r}, so scripts
  * can touch both in one slot whatever {@code r} looks like.
+ *
+ * <p>Every internal key starts with <code>&lt;prefix&gt;{</code>: that is the namespace of a prefix. Prefixes hold
+ * no braces, so two namespaces are disjoint unless their prefixes are equal.
  */
 public final class RedisKeys {
 
+    /** Default prefix of a lock backend's keys. */
+    public static final String DEFAULT_LOCK_PREFIX = "fg:";
+    /** Default prefix of the fence keys of guarded resource keys. */
+    public static final String DEFAULT_FENCE_PREFIX = "fg:fence:";
+
     private RedisKeys() {}
+
+    /** <code>&lt;prefix&gt;{</code>: every internal key under {@code prefix} starts with it. */
+    public static String namespace(String prefix) {
+        return prefix + "{";
+    }
 
     /** Validates a key prefix: anything without braces, at most 64 characters. */
     public static String requirePrefix(String prefix) {

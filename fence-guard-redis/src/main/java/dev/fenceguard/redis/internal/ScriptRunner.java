@@ -115,7 +115,13 @@ public final class ScriptRunner {
             }
             return ErrorCode.INTERNAL;
         }
-        if (message.contains("Connection refused") || message.contains("Connection closed") || message.contains("connection")) {
+        // A reset or closed socket (the network, a proxy, a killed server) is an outage, whatever the wording.
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.io.IOException) {
+                return ErrorCode.UNAVAILABLE;
+            }
+        }
+        if (message.toLowerCase(java.util.Locale.ROOT).contains("connection")) {
             return ErrorCode.UNAVAILABLE;
         }
         return ErrorCode.INTERNAL;

@@ -6,33 +6,52 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
- * A server process the harness started; output goes to a log file, and the process is stopped when
- * {@link #stop()} is called or the JVM exits.
+ * A server process the harness started; output goes to a log file in the temp directory. The process
+ * is stopped, and its log and working directory deleted, when {@link #close()} is called or the JVM
+ * exits; a log whose path was handed out by {@link #logFile()} (for a failure message) is kept.
  */
 public final class ManagedProcess implements AutoCloseable {
 
     private final List<String> command;
     private final Path log;
+    private final Path workDir;
+    private final Thread exitHook;
     private volatile Process process;
+    private volatile boolean keepLog;
 
-    private ManagedProcess(List<String> command, Path log) {
+    private ManagedProcess(String name, List<String> command, Path log, Path workDir) {
         this.command = List.copyOf(command);
         this.log = log;
+        this.workDir = workDir;
+        this.exitHook = new Thread(this::cleanUp, "stop-" + name);
     }
 
     /** Starts {@code command}, appending its output to a temporary log file named after {@code name}. */
     public static ManagedProcess start(String name, List<String> command) {
+        return start(name, command, null);
+    }
+
+    /**
+     * Starts {@code command} like {@link #start(String, List)}; {@code workDir} (the server's data
+     * directory, or null) belongs to the process from now on and is deleted with it.
+     */
+    public static ManagedProcess start(String name, List<String> command, Path workDir) {
+        Path log = null;
         try {
-            Path log = Files.createTempFile("fence-guard-" + name + "-", ".log");
-            ManagedProcess managed = new ManagedProcess(command, log);
+            log = Files.createTempFile("fence-guard-" + name + "-", ".log");
+            ManagedProcess managed = new ManagedProcess(name, command, log, workDir);
+            Runtime.getRuntime().addShutdownHook(managed.exitHook);
             managed.launch();
-            Runtime.getRuntime().addShutdownHook(new Thread(managed::stop, "stop-" + name));
             return managed;
         } catch (IOException e) {
+            deleteRecursively(log);
+            deleteRecursively(workDir);
             throw new UncheckedIOException("could not start " + command, e);
         }
     }
@@ -98,22 +117,59 @@ public final class ManagedProcess implements AutoCloseable {
         }
     }
 
-    /** Where the output goes. */
+    /**
+     * Where the output goes. Asking for it keeps the log after {@link #close()}: its path is about to be
+     * shown to someone.
+     */
     public File logFile() {
+        keepLog = true;
         return log.toFile();
     }
 
+    /** Stops the process and deletes its working directory and, unless its path was handed out, its log. Idempotent. */
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(exitHook);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // the JVM is exiting (the hook is running or ran): it cleans up
+        }
+        cleanUp();
+    }
+
+    private void cleanUp() {
         stop();
+        deleteRecursively(workDir);
+        if (!keepLog) {
+            deleteRecursively(log);
+        }
+    }
+
+    /** Deletes {@code path} and everything under it, as far as possible; null is ignored. */
+    static void deleteRecursively(Path path) {
+        if (path == null || !Files.exists(path)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(path)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException ignored) {
+                    // best effort: a file still open by a dying process
+                }
+            });
+        } catch (IOException | UncheckedIOException ignored) {
+            // best effort
+        }
     }
 
     static void awaitOrFail(ManagedProcess p, int port, Duration timeout, String what) {
         if (!Ports.awaitListening(port, timeout)) {
+            File logFile = p.logFile(); // shown below, so kept
             String tail = p.logTail();
-            p.stop();
+            p.close();
             throw new IllegalStateException(what + " did not listen on 127.0.0.1:" + port + " within " + timeout
-                    + "; log " + p.logFile() + ":\n" + tail);
+                    + "; log " + logFile + ":\n" + tail);
         }
     }
 }

@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A private Redis Cluster of {@code n} masters (no replicas) on free 127.0.0.1 ports: started with
  * {@code redis-server --cluster-enabled yes} and joined with {@code redis-cli --cluster create}.
- * Stop it with {@link #close()}.
+ * Stop it with {@link #close()} (also done at JVM exit), which deletes the nodes' temporary directories
+ * and logs.
  */
 public final class RedisCluster implements AutoCloseable {
 
@@ -34,10 +35,10 @@ public final class RedisCluster implements AutoCloseable {
                 ManagedProcess p = ManagedProcess.start("redis-cluster-" + port, List.of("redis-server", "--port", Integer.toString(port),
                         "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--cluster-config-file", dir.resolve("nodes.conf").toString(),
                         "--cluster-node-timeout", "5000", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
-                        "--protected-mode", "no"));
+                        "--protected-mode", "no"), dir);
+                processes.add(p);
                 ManagedProcess.awaitOrFail(p, port, Duration.ofSeconds(20), "redis-server (cluster node)");
                 ports.add(port);
-                processes.add(p);
             }
             List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
             ports.forEach(p -> create.add("127.0.0.1:" + p));
@@ -51,7 +52,7 @@ public final class RedisCluster implements AutoCloseable {
             cluster.awaitOk(Duration.ofSeconds(30));
             return cluster;
         } catch (IOException | InterruptedException | RuntimeException e) {
-            processes.forEach(ManagedProcess::stop);
+            processes.forEach(ManagedProcess::close);
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
@@ -87,8 +88,9 @@ public final class RedisCluster implements AutoCloseable {
         }
     }
 
+    /** Stops every node and deletes their directories and logs. */
     @Override
     public void close() {
-        processes.forEach(ManagedProcess::stop);
+        processes.forEach(ManagedProcess::close);
     }
 }

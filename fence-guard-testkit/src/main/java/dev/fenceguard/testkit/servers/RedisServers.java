@@ -10,7 +10,8 @@ import java.util.List;
 
 /**
  * Starts private {@code redis-server} processes on free 127.0.0.1 ports, without persistence, for
- * tests that restart, flush or fail over a server. Each is stopped by its handle (and at JVM exit).
+ * tests that restart, flush or fail over a server. Each is stopped by its handle (and at JVM exit), and
+ * its temporary directory and log are deleted then (a log whose path a failure message showed is kept).
  */
 public final class RedisServers {
 
@@ -31,7 +32,7 @@ public final class RedisServers {
         cmd.addAll(List.of(extraArgs));
         ManagedProcess process;
         try {
-            process = ManagedProcess.start("redis-" + port, cmd);
+            process = ManagedProcess.start("redis-" + port, cmd, dir);
         } catch (RuntimeException e) {
             throw new IllegalStateException("could not run redis-server (is it on the PATH?): " + e.getMessage(), e);
         }
@@ -45,16 +46,19 @@ public final class RedisServers {
      */
     public static Server sentinel(int masterPort, String masterName) {
         int port = Ports.free();
+        Path dir = null;
         try {
-            Path dir = Files.createTempDirectory("fence-guard-sentinel-" + port + "-");
+            dir = Files.createTempDirectory("fence-guard-sentinel-" + port + "-");
             Path conf = dir.resolve("sentinel.conf");
             Files.writeString(conf, "port " + port + "\nbind 127.0.0.1\nprotected-mode no\ndir " + dir + "\n"
                     + "sentinel monitor " + masterName + " 127.0.0.1 " + masterPort + " 1\n"
                     + "sentinel down-after-milliseconds " + masterName + " 2000\n");
-            ManagedProcess process = ManagedProcess.start("sentinel-" + port, List.of("redis-server", conf.toString(), "--sentinel"));
+            ManagedProcess process = ManagedProcess.start("sentinel-" + port, List.of("redis-server", conf.toString(), "--sentinel"),
+                    dir);
             ManagedProcess.awaitOrFail(process, port, Duration.ofSeconds(20), "redis-server --sentinel");
             return new Server(port, dir, process);
         } catch (IOException e) {
+            ManagedProcess.deleteRecursively(dir);
             throw new IllegalStateException("could not start a Sentinel: " + e.getMessage(), e);
         }
     }
@@ -73,9 +77,10 @@ public final class RedisServers {
             ManagedProcess.awaitOrFail(process, port, Duration.ofSeconds(20), "redis-server (restarted)");
         }
 
+        /** Stops the server and deletes its directory and log. */
         @Override
         public void close() {
-            process.stop();
+            process.close();
         }
     }
 }

@@ -1,0 +1,186 @@
+package dev.fenceguard.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fenceguard.core.FenceStrategy;
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.LockId;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.WriteOutcome.Applied;
+import dev.fenceguard.core.WriteOutcome.Stale;
+import dev.fenceguard.testkit.BlockingBackend;
+import dev.fenceguard.testkit.servers.TestRedis;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Resource keys never reach a lock's keys or another resource's fence key (issue 17, item 3). */
+class RedisKeySpaceTest {
+
+    private static final String P = TestRedis.keyPrefix("keyspace");
+    private static final Duration TTL = Duration.ofMinutes(5);
+    private StatefulRedisConnection<String, String> conn;
+    private RedisCommands<String, String> redis;
+    private RedisLockBackend locks;
+    private FencedRedis fenced;
+
+    @BeforeEach
+    void open() {
+        conn = RedisSupport.shared().connect();
+        redis = conn.sync();
+        locks = RedisLockBackend.builder(conn).withKeyPrefix(P).withFenceStrategy(FenceStrategy.DENSE).build();
+        fenced = FencedRedis.builder(conn).withLockKeyPrefixes(locks.keyPrefix()).withFenceKeyPrefix(P + "fence:")
+                .withMetrics(LockMetrics.none()).build();
+    }
+
+    @AfterEach
+    void close() {
+        fenced.close();
+        locks.close();
+        conn.close();
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        RedisSupport.deleteKeys(P);
+    }
+
+    private static FenceToken f(long v) {
+        return FenceToken.of(v);
+    }
+
+    /** Every fenced operation on {@code key}, each expected to be refused. */
+    private List<ThrowingCallable> everyOperationOn(FencedRedis target, String key) {
+        return List.of(
+                () -> target.set(key, "1", f(1)),
+                () -> target.hset(key, Map.of("a", "1"), f(1)),
+                () -> target.delete(key, f(1)),
+                () -> target.claim(key, f(1)),
+                () -> target.eval("redis.call('SET', KEYS[1], ARGV[1])", List.of(key), List.of("1"), f(1)),
+                () -> target.eval("redis.call('DEL', KEYS[2])", List.of(P + "innocent", key), List.of(), f(1)),
+                () -> target.fenceKeyOf(key));
+    }
+
+    private void assertEveryOperationRefuses(FencedRedis target, String key, String why) {
+        for (ThrowingCallable op : everyOperationOn(target, key)) {
+            assertThatThrownBy(op).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("fence-guard's own key space").hasMessageContaining(why);
+        }
+    }
+
+    private long acquireAndRelease(String key) {
+        LockId id = LockId.random();
+        long fence = BlockingBackend.of(locks).tryAcquire(LockKey.of(key), id, TTL).orElseThrow().fence();
+        BlockingBackend.of(locks).release(LockKey.of(key), id);
+        return fence;
+    }
+
+    @Test
+    void aFencedWriteCannotRewindALocksDenseCounter() {
+        for (int i = 0; i < 5; i++) {
+            acquireAndRelease("orders");
+        }
+        String counter = locks.fenceKeyOf("orders");
+        assertThat(redis.get(counter)).isEqualTo("5");
+
+        // The attack from the issue: a fenced set of "1" on the counter rewound it, so the next holder got fence 2.
+        assertEveryOperationRefuses(fenced, counter, "could rewind a lock's fence");
+
+        assertThat(redis.get(counter)).isEqualTo("5");
+        assertThat(acquireAndRelease("orders")).isEqualTo(6);
+    }
+
+    @Test
+    void aFencedWriteCannotTakeOverOrReleaseAHeldLock() {
+        LockId holder = LockId.random();
+        long fence = BlockingBackend.of(locks).tryAcquire(LockKey.of("payments"), holder, TTL).orElseThrow().fence();
+        String lockKey = locks.lockKeyOf("payments");
+        String before = redis.get(lockKey);
+
+        assertEveryOperationRefuses(fenced, lockKey, "take over a lock");
+
+        assertThat(redis.get(lockKey)).isEqualTo(before);
+        assertThat(BlockingBackend.of(locks).lookup(LockKey.of("payments")).orElseThrow().fence().value()).isEqualTo(fence);
+        assertThat(BlockingBackend.of(locks).release(LockKey.of("payments"), holder)).isTrue();
+    }
+
+    @Test
+    void aFencedWriteCannotLowerAnotherResourcesFence() {
+        String stock = P + "stock:sku-1";
+        fenced.set(stock, "41", f(9)).orThrow();
+        String fenceKey = fenced.fenceKeyOf(stock);
+
+        // Before the fix a set of "1" here lowered the stored fence, and the zombie's write below was applied.
+        assertEveryOperationRefuses(fenced, fenceKey, "could lower another key's fence");
+
+        assertThat(redis.get(fenceKey)).isEqualTo("9");
+        assertThat(fenced.set(stock, "zombie", f(3))).isInstanceOf(Stale.class);
+        assertThat(redis.get(stock)).isEqualTo("41");
+    }
+
+    @Test
+    void everyOperationRefusesInternalKeysBeforeAnyIo() {
+        StatefulRedisConnection<String, String> other = RedisSupport.shared().connect();
+        FencedRedis defaults = FencedRedis.builder(other).withMetrics(LockMetrics.none()).build();
+        FencedRedis twoBackends = FencedRedis.builder(other).withLockKeyPrefixes("app:", "jobs:").withMetrics(LockMetrics.none())
+                .build();
+        other.close(); // any command would now fail: the refusal must come first
+        assertEveryOperationRefuses(defaults, "fg:{orders}:fence", "lock backend with key prefix 'fg:'");
+        assertEveryOperationRefuses(defaults, "fg:{orders}:lock", "lock backend with key prefix 'fg:'");
+        assertEveryOperationRefuses(defaults, "fg:{", "keys starting with 'fg:{'");
+        assertEveryOperationRefuses(defaults, "fg:fence:{1}:stock", "keys starting with 'fg:fence:{'");
+        assertEveryOperationRefuses(twoBackends, "app:{a}:lock", "key prefix 'app:'");
+        assertEveryOperationRefuses(twoBackends, "jobs:{b}:fence", "key prefix 'jobs:'");
+    }
+
+    @Test
+    void theMessageSaysWhichNamespaceAndWhy() {
+        assertThatThrownBy(() -> fenced.set(P + "{orders}:fence", "1", f(1))).hasMessage("key '" + P + "{orders}:fence' is in "
+                + "fence-guard's own key space: keys starting with '" + P + "{' belong to the lock backend with key prefix '" + P
+                + "', and writing one could rewind a lock's fence or take over a lock");
+        assertThatThrownBy(() -> fenced.set(P + "fence:{0}:x", "1", f(1))).hasMessage("key '" + P + "fence:{0}:x' is in "
+                + "fence-guard's own key space: keys starting with '" + P + "fence:{' hold the fences of guarded keys (fence key "
+                + "prefix '" + P + "fence:'), and writing one could lower another key's fence");
+    }
+
+    @Test
+    void keysThatOnlyLookLikeInternalKeysAreOrdinaryResources() {
+        long issued = acquireAndRelease("lookalike");
+        String counter = locks.fenceKeyOf("lookalike");
+        Consumer<String> writable = key -> {
+            assertThat(fenced.set(key, "v", f(2))).as(key).isInstanceOf(Applied.class);
+            assertThat(fenced.set(key, "zombie", f(1))).as(key).isInstanceOf(Stale.class);
+            assertThat(fenced.delete(key, f(3))).as(key).isInstanceOf(Applied.class);
+        };
+        writable.accept(P + "x{lookalike}:fence");          // a brace, but not right after the prefix
+        writable.accept(P + "fence:x{0}:stock");            // under the fence prefix, but not its namespace
+        writable.accept(P + "lookalike}:fence");
+        writable.accept(P + "fence:");
+        writable.accept("x" + P + "{lookalike}:fence");
+        assertThat(redis.get(counter)).isEqualTo(Long.toString(issued));
+        assertThat(acquireAndRelease("lookalike")).isEqualTo(issued + 1);
+        RedisSupport.deleteKeys("x" + P);
+    }
+
+    @Test
+    void aFenceKeyPrefixEqualToALockKeyPrefixIsRefused() {
+        assertThatThrownBy(() -> FencedRedis.builder(conn).withFenceKeyPrefix("fg:").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must differ from every lock key prefix [fg:]");
+        assertThatThrownBy(() -> FencedRedis.builder(conn).withLockKeyPrefixes("a:", "b:").withFenceKeyPrefix("b:").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fence key prefix 'b:' must differ");
+        assertThatThrownBy(() -> RedisLockBackend.builder(conn).withKeyPrefix("fg:fence:"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FencedRedis's default fence key prefix");
+        assertThatThrownBy(() -> FencedRedis.builder(conn).withLockKeyPrefixes("a{")).hasMessageContaining("'{'");
+        assertThatThrownBy(() -> FencedRedis.builder(conn).withLockKeyPrefixes((String) null)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
