@@ -6,6 +6,7 @@ import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.redis.FencedRedis;
 import dev.fenceguard.redis.RedisLockBackend;
+import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.TestRedis;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
@@ -41,6 +42,8 @@ public final class RedisBenchmark {
                 RedisLockBackend backend = RedisLockBackend.builder(conn).withKeyPrefix(prefix).build();
                 FencedRedis fenced = FencedRedis.builder(conn).withFenceKeyPrefix(prefix + "fence:").withMetrics(LockMetrics.none()).build()) {
             RedisCommands<String, String> redis = conn.sync();
+            // The backend is asynchronous; this waits on each call, as the baseline's sync commands do.
+            BlockingBackend locks = BlockingBackend.of(backend);
             System.out.printf("Redis %s (%s), one shared Lettuce connection, %d threads, %.1f s per phase, %d alternating rounds%n%n",
                     redis.info("server").lines().filter(l -> l.startsWith("redis_version:")).findFirst().orElse("?").substring(14),
                     server.origin(), threads, seconds, rounds);
@@ -51,8 +54,8 @@ public final class RedisBenchmark {
             Harness.Op acquireRelease = (t, i) -> {
                 LockKey key = LockKey.of("bench:" + t + ":" + (i % 250));
                 LockId id = LockId.random();
-                backend.tryAcquire(key, id, ttl).orElseThrow();
-                if (!backend.release(key, id)) {
+                locks.tryAcquire(key, id, ttl).orElseThrow();
+                if (!locks.release(key, id)) {
                     throw new IllegalStateException("release failed");
                 }
             };
@@ -90,10 +93,10 @@ public final class RedisBenchmark {
 
             String idleKey = "bench:memory:orders:12345";
             LockId id = LockId.random();
-            backend.tryAcquire(LockKey.of(idleKey), id, ttl).orElseThrow();
+            locks.tryAcquire(LockKey.of(idleKey), id, ttl).orElseThrow();
             long heldLock = redis.memoryUsage(backend.lockKeyOf(idleKey));
             long counter = redis.memoryUsage(backend.fenceKeyOf(idleKey));
-            backend.release(LockKey.of(idleKey), id);
+            locks.release(LockKey.of(idleKey), id);
             System.out.printf(Locale.ROOT, "memory for key '%s' (%d chars): idle lock = fence counter only: %d bytes; "
                     + "held lock adds the lock key: %d bytes (MEMORY USAGE)%n", idleKey, idleKey.length(), counter, heldLock);
             String data = prefix + "data:0:0";

@@ -7,8 +7,10 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.internal.Redacted;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.redis.internal.AsyncScriptRunner;
 import dev.fenceguard.redis.internal.Connections;
 import dev.fenceguard.redis.internal.RedisKeys;
 import dev.fenceguard.redis.internal.Script;
@@ -23,7 +25,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A lock backend on Redis through Lettuce: standalone, Sentinel (a {@link RedisClient} with a
@@ -49,6 +55,15 @@ import java.util.function.Supplier;
  * (see the constant's Javadoc). {@link FenceStrategy#DENSE} is only safe where the counter cannot be lost.
  * Optionally, {@link Builder#withReplicaAcknowledgement} makes each acquisition wait for replicas.
  *
+ * <p>Every call is asynchronous: it is sent with Lettuce's asynchronous commands (NOSCRIPT answered
+ * by an EVAL chained on the same path) and returns at once; no thread waits for Redis. Its stage
+ * completes on Lettuce's event loop, or fails with {@code TIMEOUT} once the call's {@code timeout}
+ * has passed, whatever the server does (paused, unreachable, reconnecting). Redis cannot be told to
+ * give up on a command, so a command may still run after that: a grant or an extension that answers
+ * after its call timed out is released at once, since its caller was told TIMEOUT and will not use it.
+ * Lettuce's own command timeout ({@code RedisURI} timeout), when shorter, also ends a call with
+ * {@code TIMEOUT}.
+ *
  * <p>Thread-safe. Closing the backend closes the connection it opened (not one you passed in).
  */
 public final class RedisLockBackend implements LockBackend, AutoCloseable {
@@ -59,8 +74,10 @@ public final class RedisLockBackend implements LockBackend, AutoCloseable {
     private static final Script EXTEND = Script.load("extend");
     private static final Script LOOKUP = Script.load("lookup");
 
+    private static final Logger log = LoggerFactory.getLogger(RedisLockBackend.class);
+
     private final Connections connections;
-    private final ScriptRunner scripts;
+    private final AsyncScriptRunner async;
     private final Script acquire;
     private final String prefix;
     private final FenceStrategy strategy;
@@ -69,7 +86,7 @@ public final class RedisLockBackend implements LockBackend, AutoCloseable {
 
     private RedisLockBackend(Builder b) {
         this.connections = b.connect.get();
-        this.scripts = new ScriptRunner(connections.commands());
+        this.async = new AsyncScriptRunner(connections.async());
         this.prefix = b.prefix;
         this.strategy = b.strategy;
         this.acquire = strategy == FenceStrategy.DENSE ? ACQUIRE_DENSE : ACQUIRE_FLOORED;
@@ -131,63 +148,93 @@ public final class RedisLockBackend implements LockBackend, AutoCloseable {
     }
 
     @Override
-    public Optional<Grant> tryAcquire(LockKey key, LockId lockId, Duration ttl) {
+    public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         String tag = RedisKeys.tag(prefix, key);
-        List<Object> r = scripts.multi(acquire, key.value(), new String[] {tag + ":lock", tag + ":fence"}, lockId.value(),
-                Long.toString(ttl.toMillis()));
+        CompletableFuture<Optional<Grant>> call = async.multi(acquire, key.value(), new String[] {tag + ":lock", tag + ":fence"},
+                lockId.value(), Long.toString(ttl.toMillis())).thenCompose(r -> granted(key, lockId, ttl, r));
+        return AsyncScriptRunner.bounded(call, timeout, key.value(), "acquire",
+                late -> late.ifPresent(grant -> undo(key, lockId, timeout, "grant")));
+    }
+
+    private CompletableFuture<Optional<Grant>> granted(LockKey key, LockId lockId, Duration ttl, List<Object> r) {
         long status = (Long) r.get(0);
         if (status == -1) {
-            throw new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(), "the key has issued its last fence "
-                    + r.get(1) + "; no lock was taken");
+            return CompletableFuture.failedFuture(new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(),
+                    "the key has issued its last fence " + r.get(1) + "; no lock was taken"));
         }
         if (status == -2) {
-            throw new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "the Redis server clock did not advance "
-                    + "while the clock-floored fence waited for it (did the clock go back?); no lock was taken");
+            return CompletableFuture.failedFuture(new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "the Redis server "
+                    + "clock did not advance while the clock-floored fence waited for it (did the clock go back?); no lock was taken"));
         }
         if (status == 0) {
-            return Optional.empty();
+            return CompletableFuture.completedFuture(Optional.empty());
         }
-        Grant grant = new Grant((Long) r.get(1), Instant.ofEpochMilli((Long) r.get(2) + ttl.toMillis()));
-        if (replicas > 0) {
-            awaitReplicas(key, lockId);
+        Optional<Grant> grant = Optional.of(new Grant((Long) r.get(1), Instant.ofEpochMilli((Long) r.get(2) + ttl.toMillis())));
+        if (replicas == 0) {
+            return CompletableFuture.completedFuture(grant);
         }
-        return Optional.of(grant);
+        return awaitReplicas(key, lockId).thenApply(acked -> grant);
     }
 
-    private void awaitReplicas(LockKey key, LockId lockId) {
-        long acked;
+    /** WAIT for the replicas; if they do not all acknowledge, release the lock, then fail. */
+    private CompletableFuture<Void> awaitReplicas(LockKey key, LockId lockId) {
+        CompletableFuture<Long> waited;
         try {
-            acked = connections.waitForReplicas().applyAsLong(replicas, replicaTimeout.toMillis());
-        } catch (RedisException e) {
-            release(key, lockId);
-            throw ScriptRunner.map(e, key.value(), "WAIT");
+            waited = connections.waitForReplicas().send(replicas, replicaTimeout.toMillis()).toCompletableFuture();
+        } catch (RuntimeException e) {
+            waited = CompletableFuture.failedFuture(e);
         }
-        if (acked < replicas) {
-            release(key, lockId);
-            throw new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "only " + acked + " of " + replicas
-                    + " replicas acknowledged the acquisition within " + replicaTimeout + "; the lock was released");
-        }
+        return waited.handle((acked, error) -> {
+            FenceGuardException failure = error != null ? AsyncScriptRunner.map(error, key.value(), "WAIT")
+                    : acked < replicas ? new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "only " + acked + " of "
+                            + replicas + " replicas acknowledged the acquisition within " + replicaTimeout + "; the lock was released")
+                    : null;
+            if (failure == null) {
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            // The failure is what the caller needs to hear; a failed release leaves the lock to its TTL.
+            return sendRelease(key, lockId).handle((released, ignored) -> {
+                throw failure;
+            }).<Void>thenApply(x -> null);
+        }).thenCompose(f -> f);
     }
 
     @Override
-    public boolean release(LockKey key, LockId lockId) {
-        return scripts.integer(RELEASE, key.value(), new String[] {RedisKeys.lockKey(prefix, key)}, lockId.value()) == 1;
+    public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
+        return AsyncScriptRunner.bounded(sendRelease(key, lockId), timeout, key.value(), "release", null);
+    }
+
+    private CompletableFuture<Boolean> sendRelease(LockKey key, LockId lockId) {
+        return async.integer(RELEASE, key.value(), new String[] {RedisKeys.lockKey(prefix, key)}, lockId.value())
+                .thenApply(n -> n == 1);
     }
 
     @Override
-    public Optional<Instant> extend(LockKey key, LockId lockId, Duration ttl) {
-        long expiry = scripts.integer(EXTEND, key.value(), new String[] {RedisKeys.lockKey(prefix, key)}, lockId.value(),
-                Long.toString(ttl.toMillis()));
-        return expiry < 0 ? Optional.empty() : Optional.of(Instant.ofEpochMilli(expiry));
+    public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+        CompletableFuture<Optional<Instant>> call = async.integer(EXTEND, key.value(), new String[] {RedisKeys.lockKey(prefix, key)},
+                lockId.value(), Long.toString(ttl.toMillis()))
+                .thenApply(expiry -> expiry < 0 ? Optional.<Instant>empty() : Optional.of(Instant.ofEpochMilli(expiry)));
+        return AsyncScriptRunner.bounded(call, timeout, key.value(), "extend",
+                late -> late.ifPresent(expiry -> undo(key, lockId, timeout, "extension")));
     }
 
     @Override
-    public Optional<LockInfo> lookup(LockKey key) {
-        List<Object> r = scripts.multi(LOOKUP, key.value(), new String[] {RedisKeys.lockKey(prefix, key)});
-        if ((Long) r.get(0) == 0) {
-            return Optional.empty();
-        }
-        return Optional.of(new LockInfo(key, FenceToken.of((Long) r.get(1)), Instant.ofEpochMilli((Long) r.get(2))));
+    public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
+        CompletableFuture<Optional<LockInfo>> call = async.multi(LOOKUP, key.value(), new String[] {RedisKeys.lockKey(prefix, key)})
+                .thenApply(r -> (Long) r.get(0) == 0 ? Optional.<LockInfo>empty()
+                        : Optional.of(new LockInfo(key, FenceToken.of((Long) r.get(1)), Instant.ofEpochMilli((Long) r.get(2)))));
+        return AsyncScriptRunner.bounded(call, timeout, key.value(), "lookup", null);
+    }
+
+    /**
+     * A grant or extension answered after its call had timed out: the caller was told TIMEOUT and will
+     * not use it, so free the lock now rather than leave it blocking the key for a TTL. (The client
+     * cannot do this itself: a backend that gives up first never passes it the late answer.)
+     */
+    private void undo(LockKey key, LockId lockId, Duration timeout, String what) {
+        AsyncScriptRunner.bounded(sendRelease(key, lockId), timeout, key.value(), "release", null).whenComplete((released, error) ->
+                log.debug("lock '{}' (lock {}): late {} undone: {}", key, lockId.redacted(), what,
+                        error == null ? (released ? "released" : "already gone") : Redacted.describe(error)));
     }
 
     /** Closes the connection if this backend opened it. */
@@ -249,7 +296,8 @@ public final class RedisLockBackend implements LockBackend, AutoCloseable {
         /**
          * After each acquisition, {@code WAIT} for {@code replicas} replicas to acknowledge it, up to
          * {@code timeout}; if fewer do, the lock is released and acquisition fails with UNAVAILABLE.
-         * Off by default. Standalone and Sentinel only.
+         * Off by default. Standalone and Sentinel only. The WAIT counts against the acquire call's
+         * timeout; Redis holds back the connection's other commands while it waits, so keep it short.
          *
          * @throws IllegalArgumentException if {@code replicas < 1} or the timeout is negative or sub-millisecond
          */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
+import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.RedisServers;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -33,18 +34,18 @@ class RedisDataLossTest {
         long max = 0;
         for (int i = 0; i < n; i++) {
             LockId id = LockId.random();
-            long fence = backend.tryAcquire(KEY, id, TTL).orElseThrow().fence();
+            long fence = BlockingBackend.of(backend).tryAcquire(KEY, id, TTL).orElseThrow().fence();
             assertThat(fence).isGreaterThan(max);
             max = fence;
-            backend.release(KEY, id);
+            BlockingBackend.of(backend).release(KEY, id);
         }
         return max;
     }
 
     private static long next(RedisLockBackend backend) {
         LockId id = LockId.random();
-        long fence = backend.tryAcquire(KEY, id, TTL).orElseThrow().fence();
-        backend.release(KEY, id);
+        long fence = BlockingBackend.of(backend).tryAcquire(KEY, id, TTL).orElseThrow().fence();
+        BlockingBackend.of(backend).release(KEY, id);
         return fence;
     }
 
@@ -59,7 +60,7 @@ class RedisDataLossTest {
                 }
                 server.restart();
                 try (RedisLockBackend backend = RedisLockBackend.builder(client).build()) {
-                    assertThat(backend.lookup(KEY)).isEmpty();
+                    assertThat(BlockingBackend.of(backend).lookup(KEY)).isEmpty();
                     assertThat(next(backend)).as("first fence after the restart").isGreaterThan(before);
                 }
             } finally {
@@ -125,8 +126,8 @@ class RedisDataLossTest {
                             started.countDown();
                             while (!stop.get() || n == 0) {
                                 LockId id = LockId.random();
-                                long fence = own.tryAcquire(other, id, TTL).orElseThrow().fence();
-                                own.release(other, id);
+                                long fence = BlockingBackend.of(own).tryAcquire(other, id, TTL).orElseThrow().fence();
+                                BlockingBackend.of(own).release(other, id);
                                 if (fence <= last) {
                                     throw new AssertionError(other + ": fence " + fence + " after " + last);
                                 }
@@ -160,9 +161,9 @@ class RedisDataLossTest {
         long last = 0;
         int sameMillisecond = 0;
         for (int round = 0; round < n; round++) {
-            long before = backend.tryAcquire(KEY, LockId.random(), TTL).orElseThrow().fence();
+            long before = BlockingBackend.of(backend).tryAcquire(KEY, LockId.random(), TTL).orElseThrow().fence();
             admin.sync().flushall();
-            long after = backend.tryAcquire(KEY, LockId.random(), TTL).orElseThrow().fence();
+            long after = BlockingBackend.of(backend).tryAcquire(KEY, LockId.random(), TTL).orElseThrow().fence();
             admin.sync().flushall();
             assertThat(before).as("round %d, before the loss", round).isGreaterThan(last);
             assertThat(after).as("round %d, first fence after the loss", round).isGreaterThan(before);

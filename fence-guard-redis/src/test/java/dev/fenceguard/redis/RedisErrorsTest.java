@@ -7,6 +7,7 @@ import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
+import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.Ports;
 import dev.fenceguard.testkit.servers.RedisServers;
 import dev.fenceguard.testkit.servers.TestRedis;
@@ -42,7 +43,7 @@ class RedisErrorsTest {
             try (RedisLockBackend backend = RedisLockBackend.builder(client).build()) {
                 LockId id = LockId.random();
                 Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(
-                        () -> backend.tryAcquire(LockKey.of("orders:echo"), id, TTL));
+                        () -> BlockingBackend.of(backend).tryAcquire(LockKey.of("orders:echo"), id, TTL));
                 assertThat(thrown).isInstanceOfSatisfying(FenceGuardException.class, e -> {
                     assertThat(e.getMessage()).contains("acquire failed").contains("unknown command")
                             .contains("arguments withheld").contains("orders:echo");
@@ -84,7 +85,7 @@ class RedisErrorsTest {
             try {
                 assertThatThrownBy(() -> {
                     try (RedisLockBackend backend = RedisLockBackend.builder(client).build()) {
-                        backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL);
+                        BlockingBackend.of(backend).tryAcquire(LockKey.of("k"), LockId.random(), TTL);
                     }
                 }).isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.AUTH));
             } finally {
@@ -94,7 +95,7 @@ class RedisErrorsTest {
     }
 
     @Test
-    void aServerThatDoesNotAnswerInTimeIsTimeout() throws Exception {
+    void lettucesOwnCommandTimeoutIsTimeoutToo() throws Exception {
         try (RedisServers.Server server = RedisServers.start()) {
             RedisURI uri = RedisURI.create(server.uri());
             uri.setTimeout(Duration.ofMillis(300));
@@ -102,10 +103,12 @@ class RedisErrorsTest {
             try (RedisLockBackend backend = RedisLockBackend.builder(client).build();
                     StatefulRedisConnection<String, String> admin = client.connect()) {
                 admin.sync().clientPause(2_000);
-                assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL))
+                assertThatThrownBy(() -> BlockingBackend.of(backend).tryAcquire(LockKey.of("k"), LockId.random(), TTL))
                         .isInstanceOfSatisfying(FenceGuardException.class, e -> {
                             assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
                             assertThat(e.key()).contains("k");
+                            assertThat(e.getCause()).as("Lettuce's timeout, not the call's 30 s")
+                                    .hasMessageStartingWith("io.lettuce.core.RedisCommandTimeoutException");
                         });
             } finally {
                 client.shutdown();
@@ -119,7 +122,7 @@ class RedisErrorsTest {
         try (RedisLockBackend backend = RedisLockBackend.builder(RedisSupport.shared()).withKeyPrefix(prefix).build();
                 StatefulRedisConnection<String, String> admin = RedisSupport.shared().connect()) {
             admin.sync().rpush(backend.fenceKeyOf("k"), "not a counter");
-            assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL))
+            assertThatThrownBy(() -> BlockingBackend.of(backend).tryAcquire(LockKey.of("k"), LockId.random(), TTL))
                     .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
             assertThat(admin.sync().exists(backend.lockKeyOf("k"))).as("no lock written").isZero();
         } finally {
@@ -133,13 +136,18 @@ class RedisErrorsTest {
             RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
             try (RedisLockBackend backend = RedisLockBackend.builder(client).build();
                     StatefulRedisConnection<String, String> admin = client.connect()) {
+                BlockingBackend locks = BlockingBackend.of(backend);
                 LockId id = LockId.random();
-                backend.tryAcquire(LockKey.of("k"), id, TTL).orElseThrow();
-                assertThat(admin.sync().scriptFlush()).isEqualTo("OK"); // every cached script is gone: EVALSHA says NOSCRIPT
-                assertThat(backend.lookup(LockKey.of("k"))).isPresent();
-                assertThat(backend.extend(LockKey.of("k"), id, TTL)).isPresent();
-                assertThat(backend.release(LockKey.of("k"), id)).isTrue();
-                assertThat(backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL)).isPresent();
+                locks.tryAcquire(LockKey.of("k"), id, TTL).orElseThrow();
+                // Every cached script is gone: each EVALSHA below says NOSCRIPT and the asynchronous path re-sends EVAL.
+                assertThat(admin.sync().scriptFlush()).isEqualTo("OK");
+                assertThat(locks.lookup(LockKey.of("k"))).isPresent();
+                assertThat(admin.sync().scriptFlush()).isEqualTo("OK");
+                assertThat(locks.extend(LockKey.of("k"), id, TTL)).isPresent();
+                assertThat(admin.sync().scriptFlush()).isEqualTo("OK");
+                assertThat(locks.release(LockKey.of("k"), id)).isTrue();
+                assertThat(admin.sync().scriptFlush()).isEqualTo("OK");
+                assertThat(locks.tryAcquire(LockKey.of("k"), LockId.random(), TTL)).isPresent();
             } finally {
                 client.shutdown();
             }
@@ -153,7 +161,7 @@ class RedisErrorsTest {
                 .withFenceStrategy(dev.fenceguard.core.FenceStrategy.DENSE).build();
                 StatefulRedisConnection<String, String> admin = RedisSupport.shared().connect()) {
             admin.sync().set(backend.fenceKeyOf("old"), Long.toString(dev.fenceguard.core.FenceToken.MAX_VALUE));
-            assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("old"), LockId.random(), TTL))
+            assertThatThrownBy(() -> BlockingBackend.of(backend).tryAcquire(LockKey.of("old"), LockId.random(), TTL))
                     .isInstanceOfSatisfying(FenceGuardException.class, e -> {
                         assertThat(e.code()).isEqualTo(ErrorCode.FENCE_EXHAUSTED);
                         assertThat(e.getMessage()).contains("900000000000000").contains("no lock was taken");
@@ -169,12 +177,12 @@ class RedisErrorsTest {
         String prefix = TestRedis.keyPrefix("wait");
         try (RedisLockBackend backend = RedisLockBackend.builder(RedisSupport.shared()).withKeyPrefix(prefix)
                 .withReplicaAcknowledgement(1, Duration.ofMillis(100)).build()) {
-            assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL))
+            assertThatThrownBy(() -> BlockingBackend.of(backend).tryAcquire(LockKey.of("k"), LockId.random(), TTL))
                     .isInstanceOfSatisfying(FenceGuardException.class, e -> {
                         assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
                         assertThat(e.getMessage()).contains("only 0 of 1 replicas");
                     });
-            assertThat(backend.lookup(LockKey.of("k"))).as("released").isEmpty();
+            assertThat(BlockingBackend.of(backend).lookup(LockKey.of("k"))).as("released").isEmpty();
         } finally {
             RedisSupport.deleteKeys(prefix);
         }

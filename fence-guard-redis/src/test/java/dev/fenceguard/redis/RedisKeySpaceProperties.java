@@ -8,6 +8,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.TestRedis;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -56,9 +57,9 @@ class RedisKeySpaceProperties {
             for (String name : LOCK_NAMES) {
                 for (int i = 0; i < 3; i++) {
                     LockId id = LockId.random();
-                    backend.tryAcquire(LockKey.of(name), id, Duration.ofMinutes(30)).orElseThrow(); // outlives the run: the snapshots must not see it expire
+                    BlockingBackend.of(backend).tryAcquire(LockKey.of(name), id, Duration.ofMinutes(30)).orElseThrow(); // outlives the run: the snapshots must not see it expire
                     if (i < 2 || !name.equals("orders")) {
-                        backend.release(LockKey.of(name), id);
+                        BlockingBackend.of(backend).release(LockKey.of(name), id);
                     }
                 }
                 keys.add(backend.lockKeyOf(name));

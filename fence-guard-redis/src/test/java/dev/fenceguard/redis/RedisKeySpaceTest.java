@@ -10,6 +10,7 @@ import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome.Applied;
 import dev.fenceguard.core.WriteOutcome.Stale;
+import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.TestRedis;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -79,8 +80,8 @@ class RedisKeySpaceTest {
 
     private long acquireAndRelease(String key) {
         LockId id = LockId.random();
-        long fence = locks.tryAcquire(LockKey.of(key), id, TTL).orElseThrow().fence();
-        locks.release(LockKey.of(key), id);
+        long fence = BlockingBackend.of(locks).tryAcquire(LockKey.of(key), id, TTL).orElseThrow().fence();
+        BlockingBackend.of(locks).release(LockKey.of(key), id);
         return fence;
     }
 
@@ -102,15 +103,15 @@ class RedisKeySpaceTest {
     @Test
     void aFencedWriteCannotTakeOverOrReleaseAHeldLock() {
         LockId holder = LockId.random();
-        long fence = locks.tryAcquire(LockKey.of("payments"), holder, TTL).orElseThrow().fence();
+        long fence = BlockingBackend.of(locks).tryAcquire(LockKey.of("payments"), holder, TTL).orElseThrow().fence();
         String lockKey = locks.lockKeyOf("payments");
         String before = redis.get(lockKey);
 
         assertEveryOperationRefuses(fenced, lockKey, "take over a lock");
 
         assertThat(redis.get(lockKey)).isEqualTo(before);
-        assertThat(locks.lookup(LockKey.of("payments")).orElseThrow().fence().value()).isEqualTo(fence);
-        assertThat(locks.release(LockKey.of("payments"), holder)).isTrue();
+        assertThat(BlockingBackend.of(locks).lookup(LockKey.of("payments")).orElseThrow().fence().value()).isEqualTo(fence);
+        assertThat(BlockingBackend.of(locks).release(LockKey.of("payments"), holder)).isTrue();
     }
 
     @Test
