@@ -74,13 +74,15 @@ public final class PostgresBenchmark {
         PostgresLockBackend large = PostgresLockBackend.builder(pool).withSchema(s).withTable("locks_large").build();
         java.time.Duration ttl = java.time.Duration.ofSeconds(30);
 
+        // The backend is asynchronous; the benchmark waits for each call, as the blocking LockClient does.
+        dev.fenceguard.testkit.BlockingBackend blockingSmall = dev.fenceguard.testkit.BlockingBackend.of(small);
         // 1. acquire + release vs two single-row UPDATEs. Each thread owns its keys/rows: no contention.
         String baselineSql = "UPDATE " + s + ".baseline SET v = v + 1 WHERE id = ?";
         Harness.Op acquireRelease = (t, i) -> {
             LockKey key = LockKey.of("bench:" + (1 + t * 250 + (i % 250)));
             LockId id = LockId.random();
-            small.tryAcquire(key, id, ttl).orElseThrow();
-            if (!small.release(key, id)) {
+            blockingSmall.tryAcquire(key, id, ttl).orElseThrow();
+            if (!blockingSmall.release(key, id)) {
                 throw new IllegalStateException("release failed");
             }
         };
@@ -144,7 +146,8 @@ public final class PostgresBenchmark {
                 (double) r3[0].p50Micros() / r3[1].p50Micros() <= 1.25 ? "MET" : "MISSED");
     }
 
-    private static void acquireOnce(PostgresLockBackend backend, int keys, java.time.Duration ttl) {
+    private static void acquireOnce(PostgresLockBackend async, int keys, java.time.Duration ttl) {
+        dev.fenceguard.testkit.BlockingBackend backend = dev.fenceguard.testkit.BlockingBackend.of(async);
         LockKey key = LockKey.of("bench:" + (1 + ThreadLocalRandom.current().nextInt(keys)));
         LockId id = LockId.random();
         if (backend.tryAcquire(key, id, ttl).isPresent()) {

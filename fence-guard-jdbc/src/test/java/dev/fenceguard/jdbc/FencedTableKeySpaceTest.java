@@ -48,7 +48,8 @@ class FencedTableKeySpaceTest {
     /** A held lock, and its row as text, to show nothing touched it. */
     private record Held(LockKey key, LockId id, long fence) {}
 
-    private static Held hold(PostgresLockBackend backend, String key) {
+    private static Held hold(PostgresLockBackend async, String key) {
+        dev.fenceguard.testkit.BlockingBackend backend = dev.fenceguard.testkit.BlockingBackend.of(async);
         LockKey k = LockKey.of(key);
         for (int i = 0; i < 2; i++) { // fence 2 after a release: a rewind would show
             LockId id = LockId.random();
@@ -92,7 +93,7 @@ class FencedTableKeySpaceTest {
                         + "over a lock or reset its fence");
 
         assertThat(row("app_locks", held.key())).isEqualTo(before);
-        assertThat(custom.release(held.key(), held.id())).as("the holder still holds it").isTrue();
+        assertThat(dev.fenceguard.testkit.BlockingBackend.of(custom).release(held.key(), held.id())).as("the holder still holds it").isTrue();
         assertThat(hold(custom, "orders").fence()).isEqualTo(held.fence() + 3);
     }
 
