@@ -13,9 +13,6 @@ import dev.fenceguard.testkit.servers.TestPostgres;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import org.flywaydb.core.Flyway;
 
@@ -35,10 +32,10 @@ public final class MigrateExistingTableDemo {
 
     public static int run(String[] args, PrintStream out) throws Exception {
         String url = args.length == 2 && args[0].equals("--jdbc-url") ? args[1] : TestPostgres.embedded().jdbcUrl();
-        try (Stores.PgSchema pg = new Stores.PgSchema(url)) {
-            String s = pg.schema;
-            Stores.PgSchema.exec(pg.pool, "CREATE TABLE " + s + ".orders (id BIGINT PRIMARY KEY, status TEXT NOT NULL)");
-            Stores.PgSchema.exec(pg.pool, "INSERT INTO " + s + ".orders SELECT g, 'new' FROM generate_series(1, 1000) g");
+        try (PgSchema pg = new PgSchema(url)) {
+            String s = pg.name;
+            pg.sql().execute("CREATE TABLE orders (id BIGINT PRIMARY KEY, status TEXT NOT NULL)");
+            pg.sql().execute("INSERT INTO orders (id, status) SELECT g, ? FROM generate_series(1, ?) g", "new", 1000);
             out.println("1. an existing table " + s + ".orders with 1000 rows");
 
             Path migrations = Files.createTempDirectory("fence-guard-migrations");
@@ -47,11 +44,11 @@ public final class MigrateExistingTableDemo {
             Path generated = migrations.resolve("V2__fence_guard_orders_fence_token.sql");
             out.println("2. generated " + generated.getFileName() + ":");
             Files.readAllLines(generated).forEach(l -> out.println("     " + l));
-            String node = one(pg, "SELECT pg_relation_filenode('" + s + ".orders')");
+            String node = one(pg, "SELECT pg_relation_filenode(CAST(? AS regclass))", "orders");
             int applied = Flyway.configure().dataSource(pg.pool).schemas(s).table("flyway_history").baselineOnMigrate(true)
                     .baselineVersion("1").locations("filesystem:" + migrations).load().migrate().migrationsExecuted;
-            boolean noRewrite = node.equals(one(pg, "SELECT pg_relation_filenode('" + s + ".orders')"));
-            String zeros = one(pg, "SELECT count(*) FROM " + s + ".orders WHERE fence_token = 0");
+            boolean noRewrite = node.equals(one(pg, "SELECT pg_relation_filenode(CAST(? AS regclass))", "orders"));
+            String zeros = one(pg, "SELECT count(*) FROM orders WHERE fence_token = ?", 0L);
             out.println("3. Flyway applied " + applied + " migration; table rewritten: " + (!noRewrite) + "; rows reading fence 0: " + zeros);
 
             FenceGuardMigrations.builder(pg.pool).withSchema(s).migrate();
@@ -67,7 +64,7 @@ public final class MigrateExistingTableDemo {
                 WriteOutcome next = orders.on(pg.pool).update(7L, older.fence(), Assignments.of("status", "delivered"));
                 out.println("   next holder, fence " + older.fence().value() + ": " + next);
             }
-            String row = one(pg, "SELECT status || ' / fence ' || fence_token FROM " + s + ".orders WHERE id = 7");
+            String row = one(pg, "SELECT status || ' / fence ' || fence_token FROM orders WHERE id = ?", 7L);
             out.println("   row 7 is now: " + row);
             boolean ok = status == 0 && applied == 1 && noRewrite && zeros.equals("1000") && first.isApplied()
                     && row.equals("delivered / fence 2");
@@ -76,10 +73,8 @@ public final class MigrateExistingTableDemo {
         }
     }
 
-    private static String one(Stores.PgSchema pg, String sql) throws Exception {
-        try (Connection c = pg.pool.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getString(1);
-        }
+    /** The first column of the one row {@code sql} returns, as text; {@code binds} are bound, never spliced in. */
+    private static String one(PgSchema pg, String sql, Object... binds) {
+        return pg.sql().fetchSingle(sql, binds).get(0, String.class);
     }
 }

@@ -73,12 +73,12 @@ public final class PaymentZombieDemo {
 
     private static OrderStore open(String[] args) throws Exception {
         if (args.length == 0) {
-            return Stores.postgres(TestPostgres.embedded().jdbcUrl(), "embedded");
+            return PostgresOrderStore.open(TestPostgres.embedded().jdbcUrl(), "embedded");
         }
         return switch (args[0]) {
-            case "--jdbc-url" -> Stores.postgres(args[1], "given URL");
-            case "--redis" -> Stores.redis(args[1]);
-            case "--firestore-emulator" -> Stores.firestore(args[1]);
+            case "--jdbc-url" -> PostgresOrderStore.open(args[1], "given URL");
+            case "--redis" -> RedisOrderStore.open(args[1]);
+            case "--firestore-emulator" -> FirestoreOrderStore.open(args[1]);
             default -> throw new IllegalArgumentException("unknown flag '" + args[0] + "'");
         };
     }

@@ -3,10 +3,15 @@ package dev.fenceguard.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fenceguard.testkit.servers.TestFirestore;
+import dev.fenceguard.testkit.servers.TestPostgres;
 import dev.fenceguard.testkit.servers.TestRedis;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -74,6 +79,40 @@ class ExamplesTest {
         assertThat(r.status()).as(r.out()).isZero();
         assertThat(r.out()).containsPattern("worker Z wakes and writes 10 - 3 = 7 with fence \\d+: Stale")
                 .contains("final stock 6 (expected 10 - 2 - 2 = 6): OK");
+    }
+
+    @Test
+    void quickStartRunsOnTheTestPostgres() throws Exception {
+        Run r = run((out, err) -> QuickStart.run(new String[] {"--jdbc-url", TestPostgres.server().jdbcUrl()}, out));
+        assertThat(r.status()).as(r.out()).isZero();
+        assertThat(r.out()).containsPattern("1\\. withLock, charge, fenced update: Applied.*; charges made: \\[ch_1 \\(4200 cents, key ")
+                .containsPattern("2\\. withLock, claim, read, fenced update: Applied")
+                .containsPattern("3\\. a zombie with the fence of step 1 sets items to 0: Stale")
+                .containsPattern("order 42 is now: paid, 3 items, fence \\d+: OK");
+    }
+
+    @Test
+    void readmeShowsTheQuickStartCodeThatRuns() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        String source = Files.readString(Path.of("src/main/java/dev/fenceguard/examples/QuickStart.java"));
+        for (String snippet : List.of("quick start", "claim")) {
+            assertThat(readme).as("README.md should contain QuickStart's '%s' code, as it is in QuickStart.java", snippet)
+                    .contains(marked(source, snippet));
+        }
+    }
+
+    /** The lines between {@code // README: <name> (begin)} and {@code (end)}, without their common indentation. */
+    private static String marked(String source, String name) {
+        String begin = "// README: " + name + " (begin)\n";
+        String end = "// README: " + name + " (end)";
+        int from = source.indexOf(begin);
+        int to = source.indexOf(end);
+        assertThat(from).as("marker '%s' in QuickStart.java", begin.strip()).isNotNegative();
+        assertThat(to).as("marker '%s' in QuickStart.java", end).isGreaterThan(from);
+        String block = source.substring(from + begin.length(), source.lastIndexOf('\n', to) + 1);
+        assertThat(block).as("code between the '%s' markers", name).isNotBlank();
+        int indent = block.lines().filter(l -> !l.isBlank()).mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
+        return block.lines().map(l -> l.isBlank() ? "" : l.substring(indent)).collect(Collectors.joining("\n", "", "\n"));
     }
 
     @Test

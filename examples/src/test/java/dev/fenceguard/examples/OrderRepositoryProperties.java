@@ -20,8 +20,8 @@ class OrderRepositoryProperties extends FencedResourceProperties {
     static final FencedTable ORDERS = FencedTable.builder(SCHEMA.name(), "orders", "id", "fence_token").build();
 
     static {
-        SCHEMA.execute("CREATE TABLE " + SCHEMA.name() + ".orders (id TEXT PRIMARY KEY, status TEXT NOT NULL, "
-                + "fence_token BIGINT NOT NULL DEFAULT 0)");
+        DSL.using(SCHEMA.dataSource(), SQLDialect.POSTGRES)   // the schema's data source: unqualified names land in it
+                .execute("CREATE TABLE orders (id TEXT PRIMARY KEY, status TEXT NOT NULL, fence_token BIGINT NOT NULL DEFAULT 0)");
     }
 
     @Override

@@ -1,0 +1,77 @@
+package dev.fenceguard.examples;
+
+import com.google.cloud.firestore.DocumentReference;
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.FirestoreOptions;
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.firestore.FencedFirestore;
+import dev.fenceguard.firestore.FirestoreLockBackend;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The demo's lock and order in the Firestore emulator, in a project id of its own. The order is a
+ * document in {@code orders}; the fenced write is {@link FencedFirestore#update}, the naive one a plain
+ * {@code update}.
+ */
+final class FirestoreOrderStore implements OrderStore {
+
+    private final String emulatorHost;
+    private final Firestore db;
+    private final LockClient locks;
+    private final FencedFirestore guard;
+
+    private FirestoreOrderStore(String emulatorHost) {
+        this.emulatorHost = emulatorHost;
+        this.db = FirestoreOptions.newBuilder().setProjectId("fence-guard-demo-" + UUID.randomUUID().toString().substring(0, 8))
+                .setEmulatorHost(emulatorHost).setCredentials(new FirestoreOptions.EmulatorCredentials()).build().getService();
+        this.locks = LockClient.builder(FirestoreLockBackend.builder(db).build()).withMetrics(LockMetrics.none()).build();
+        this.guard = FencedFirestore.builder(db).withMetrics(LockMetrics.none()).build();
+    }
+
+    /** Connects to the emulator at {@code HOST:PORT}. */
+    static FirestoreOrderStore open(String emulatorHost) {
+        return new FirestoreOrderStore(emulatorHost);
+    }
+
+    @Override
+    public String describe() {
+        return "Firestore emulator at " + emulatorHost;
+    }
+
+    @Override
+    public LockClient locks() {
+        return locks;
+    }
+
+    @Override
+    public void createOrder(String id) throws Exception {
+        doc(id).set(Map.of("status", "new")).get();
+    }
+
+    @Override
+    public WriteOutcome writeStatus(String id, String status, FenceToken fence, boolean fenced) throws Exception {
+        if (fenced) {
+            return guard.update(doc(id), fence, Map.of("status", status));
+        }
+        doc(id).update(Map.of("status", status)).get();
+        return new WriteOutcome.Applied(doc(id).getPath(), fence.value());
+    }
+
+    @Override
+    public String readStatus(String id) throws Exception {
+        return doc(id).get().get().getString("status");
+    }
+
+    private DocumentReference doc(String id) {
+        return db.collection("orders").document(id);
+    }
+
+    @Override
+    public void close() throws Exception {
+        db.close();
+    }
+}

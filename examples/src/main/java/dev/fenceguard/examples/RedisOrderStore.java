@@ -1,0 +1,91 @@
+package dev.fenceguard.examples;
+
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.redis.FencedRedis;
+import dev.fenceguard.redis.RedisLockBackend;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.util.UUID;
+
+/**
+ * The demo's lock and order in Redis, under a key prefix of their own whose keys are deleted on close.
+ * The order is a string key; the fenced write is {@link FencedRedis#set}, the naive one a plain
+ * {@code SET}.
+ */
+final class RedisOrderStore implements OrderStore {
+
+    private final String uri;
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> conn;
+    private final String prefix = "fence-guard-demo:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+    private final LockClient locks;
+    private final FencedRedis guard;
+
+    private RedisOrderStore(String uri, RedisClient client, StatefulRedisConnection<String, String> conn) {
+        this.uri = uri;
+        this.client = client;
+        this.conn = conn;
+        RedisLockBackend backend = RedisLockBackend.builder(conn).withKeyPrefix(prefix).build();
+        this.locks = LockClient.builder(backend).withMetrics(LockMetrics.none()).build();
+        // Told the lock's prefix, FencedRedis refuses any resource key that could be one of the lock's keys.
+        this.guard = FencedRedis.builder(conn).withLockKeyPrefixes(backend.keyPrefix()).withFenceKeyPrefix(prefix + "fence:")
+                .withMetrics(LockMetrics.none()).build();
+    }
+
+    /** Connects to {@code redis://HOST:PORT}. */
+    static RedisOrderStore open(String uri) {
+        RedisClient client = RedisClient.create(uri);
+        try {
+            return new RedisOrderStore(uri, client, client.connect());
+        } catch (RuntimeException e) {
+            client.shutdown();
+            throw e;
+        }
+    }
+
+    @Override
+    public String describe() {
+        return "Redis at " + uri;
+    }
+
+    @Override
+    public LockClient locks() {
+        return locks;
+    }
+
+    @Override
+    public void createOrder(String id) {
+        conn.sync().set(orderKey(id), "new");
+    }
+
+    @Override
+    public WriteOutcome writeStatus(String id, String status, FenceToken fence, boolean fenced) {
+        if (fenced) {
+            return guard.set(orderKey(id), status, fence);
+        }
+        conn.sync().set(orderKey(id), status);
+        return new WriteOutcome.Applied(orderKey(id), fence.value());
+    }
+
+    @Override
+    public String readStatus(String id) {
+        return conn.sync().get(orderKey(id));
+    }
+
+    private String orderKey(String id) {
+        return prefix + "order:" + id;
+    }
+
+    @Override
+    public void close() {
+        var keys = conn.sync().keys(prefix.replace("*", "\\*") + "*");
+        if (!keys.isEmpty()) {
+            conn.sync().del(keys.toArray(String[]::new));
+        }
+        conn.close();
+        client.shutdown();
+    }
+}
