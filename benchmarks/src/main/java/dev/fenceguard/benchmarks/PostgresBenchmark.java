@@ -10,6 +10,7 @@ import dev.fenceguard.jdbc.FencedTable;
 import dev.fenceguard.jdbc.FencedWriter;
 import dev.fenceguard.jdbc.PostgresLockBackend;
 import dev.fenceguard.migrations.FenceGuardMigrations;
+import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -36,6 +37,9 @@ import org.jooq.impl.SQLDataType;
  * Arguments: {@code [seconds-per-phase=5] [threads=4] [rounds=3]}.
  */
 public final class PostgresBenchmark {
+
+    /** The bound of each backend call: LockClient's default call timeout. */
+    private static final java.time.Duration CALL_TIMEOUT = java.time.Duration.ofSeconds(10);
 
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 5;
@@ -70,8 +74,10 @@ public final class PostgresBenchmark {
         exec(pool, "VACUUM ANALYZE " + s + ".locks_small");
         exec(pool, "VACUUM ANALYZE " + s + ".locks_large");
 
-        PostgresLockBackend small = PostgresLockBackend.builder(pool).withSchema(s).withTable("locks_small").build();
-        PostgresLockBackend large = PostgresLockBackend.builder(pool).withSchema(s).withTable("locks_large").build();
+        // The harness's threads wait for each call, as LockClient's blocking face does; the calls themselves
+        // run on the backend's default executor (a virtual thread per call) with a 10 s bound, as in production.
+        BlockingBackend small = new BlockingBackend(PostgresLockBackend.builder(pool).withSchema(s).withTable("locks_small").build(), CALL_TIMEOUT);
+        BlockingBackend large = new BlockingBackend(PostgresLockBackend.builder(pool).withSchema(s).withTable("locks_large").build(), CALL_TIMEOUT);
         java.time.Duration ttl = java.time.Duration.ofSeconds(30);
 
         // 1. acquire + release vs two single-row UPDATEs. Each thread owns its keys/rows: no contention.
@@ -144,7 +150,7 @@ public final class PostgresBenchmark {
                 (double) r3[0].p50Micros() / r3[1].p50Micros() <= 1.25 ? "MET" : "MISSED");
     }
 
-    private static void acquireOnce(PostgresLockBackend backend, int keys, java.time.Duration ttl) {
+    private static void acquireOnce(BlockingBackend backend, int keys, java.time.Duration ttl) {
         LockKey key = LockKey.of("bench:" + (1 + ThreadLocalRandom.current().nextInt(keys)));
         LockId id = LockId.random();
         if (backend.tryAcquire(key, id, ttl).isPresent()) {
