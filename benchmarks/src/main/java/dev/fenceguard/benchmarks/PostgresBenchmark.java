@@ -10,6 +10,7 @@ import dev.fenceguard.jdbc.FencedTable;
 import dev.fenceguard.jdbc.FencedWriter;
 import dev.fenceguard.jdbc.PostgresLockBackend;
 import dev.fenceguard.migrations.FenceGuardMigrations;
+import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -36,6 +37,9 @@ import org.jooq.impl.SQLDataType;
  * Arguments: {@code [seconds-per-phase=5] [threads=4] [rounds=3]}.
  */
 public final class PostgresBenchmark {
+
+    /** The bound of each backend call: LockClient's default call timeout. */
+    private static final java.time.Duration CALL_TIMEOUT = java.time.Duration.ofSeconds(10);
 
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 5;
@@ -70,19 +74,19 @@ public final class PostgresBenchmark {
         exec(pool, "VACUUM ANALYZE " + s + ".locks_small");
         exec(pool, "VACUUM ANALYZE " + s + ".locks_large");
 
-        PostgresLockBackend small = PostgresLockBackend.builder(pool).withSchema(s).withTable("locks_small").build();
-        PostgresLockBackend large = PostgresLockBackend.builder(pool).withSchema(s).withTable("locks_large").build();
+        // The harness's threads wait for each call, as LockClient's blocking face does; the calls themselves
+        // run on the backend's default executor (a virtual thread per call) with a 10 s bound, as in production.
+        BlockingBackend small = new BlockingBackend(PostgresLockBackend.builder(pool).withSchema(s).withTable("locks_small").build(), CALL_TIMEOUT);
+        BlockingBackend large = new BlockingBackend(PostgresLockBackend.builder(pool).withSchema(s).withTable("locks_large").build(), CALL_TIMEOUT);
         java.time.Duration ttl = java.time.Duration.ofSeconds(30);
 
-        // The backend is asynchronous; the benchmark waits for each call, as the blocking LockClient does.
-        dev.fenceguard.testkit.BlockingBackend blockingSmall = dev.fenceguard.testkit.BlockingBackend.of(small);
         // 1. acquire + release vs two single-row UPDATEs. Each thread owns its keys/rows: no contention.
         String baselineSql = "UPDATE " + s + ".baseline SET v = v + 1 WHERE id = ?";
         Harness.Op acquireRelease = (t, i) -> {
             LockKey key = LockKey.of("bench:" + (1 + t * 250 + (i % 250)));
             LockId id = LockId.random();
-            blockingSmall.tryAcquire(key, id, ttl).orElseThrow();
-            if (!blockingSmall.release(key, id)) {
+            small.tryAcquire(key, id, ttl).orElseThrow();
+            if (!small.release(key, id)) {
                 throw new IllegalStateException("release failed");
             }
         };
@@ -146,8 +150,7 @@ public final class PostgresBenchmark {
                 (double) r3[0].p50Micros() / r3[1].p50Micros() <= 1.25 ? "MET" : "MISSED");
     }
 
-    private static void acquireOnce(PostgresLockBackend async, int keys, java.time.Duration ttl) {
-        dev.fenceguard.testkit.BlockingBackend backend = dev.fenceguard.testkit.BlockingBackend.of(async);
+    private static void acquireOnce(BlockingBackend backend, int keys, java.time.Duration ttl) {
         LockKey key = LockKey.of("bench:" + (1 + ThreadLocalRandom.current().nextInt(keys)));
         LockId id = LockId.random();
         if (backend.tryAcquire(key, id, ttl).isPresent()) {
