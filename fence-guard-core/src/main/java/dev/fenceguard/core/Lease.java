@@ -107,7 +107,8 @@ public final class Lease implements AutoCloseable {
     /**
      * Releases the lease; see {@link LockClient#release(Lease)}. Idempotent; never throws; waits at most
      * the client's release timeout ({@link LockClient.Builder#withReleaseTimeout}), then leaves the lock
-     * to expire at its TTL.
+     * to expire at its TTL. It waits on the calling thread: from an event loop or a reactive pipeline,
+     * release through {@link AsyncLockClient#release(Lease)} instead.
      */
     @Override
     public void close() {
