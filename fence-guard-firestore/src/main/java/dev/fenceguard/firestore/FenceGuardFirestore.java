@@ -214,9 +214,10 @@ public final class FenceGuardFirestore {
         }
 
         /**
-         * The field of a resource document that holds its fence; default {@code _fence}.
+         * The top-level field of a resource document that holds its fence; default {@code _fence}.
          *
-         * @throws IllegalArgumentException if empty or equal to the deleted field
+         * @throws IllegalArgumentException if empty, equal to the deleted field, or not a plain field
+         *     name (it contains {@code .}, {@code `}, {@code ~}, {@code *}, {@code /}, {@code [} or {@code ]})
          * @throws NullPointerException if {@code field} is null
          * @since 0.2
          */
@@ -226,9 +227,10 @@ public final class FenceGuardFirestore {
         }
 
         /**
-         * The field that marks a resource document as a tombstone; default {@code _deleted}.
+         * The top-level field that marks a resource document as a tombstone; default {@code _deleted}.
          *
-         * @throws IllegalArgumentException if empty or equal to the fence field
+         * @throws IllegalArgumentException if empty, equal to the fence field, or not a plain field name
+         *     (see {@link #withFenceField})
          * @throws NullPointerException if {@code field} is null
          * @since 0.2
          */
@@ -271,6 +273,12 @@ public final class FenceGuardFirestore {
             if (name.isEmpty() || name.equals(other)) {
                 throw new IllegalArgumentException(setting + " must be non-empty and differ from " + otherSetting + " '"
                         + other + "', was '" + name + "'");
+            }
+            // Firestore reads "a.b" as a path in update() and get() but as one field in set(): a fence
+            // stored by a set would then read back as 0 (and the same for the other special characters).
+            if (name.chars().anyMatch(c -> ".`~*/[]".indexOf(c) >= 0)) {
+                throw new IllegalArgumentException(setting + " must be a plain top-level field name (none of . ` ~ * / [ ]),"
+                        + " was '" + name + "'");
             }
             return name;
         }

@@ -232,6 +232,9 @@ class FirestoreLockBackendTest {
         assertThatThrownBy(() -> builder.withWriteTimeout(Duration.ofMinutes(11))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> builder.withDeletedField("_fence")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> builder.withFenceField("")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.withFenceField("meta.fence"))
+                .hasMessage("fenceField must be a plain top-level field name (none of . ` ~ * / [ ]), was 'meta.fence'");
+        assertThatThrownBy(() -> builder.withDeletedField("a[0]")).hasMessageContaining("deletedField must be a plain top-level field name");
         assertThatThrownBy(() -> FenceGuardFirestore.builder(null)).isInstanceOf(NullPointerException.class);
         assertThat(builder.build().lockBackend().documentOf("k").getParent().getId()).as("nothing changed by the refusals")
                 .isEqualTo("fence_guard_locks");

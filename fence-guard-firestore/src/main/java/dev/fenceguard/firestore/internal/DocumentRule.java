@@ -48,19 +48,12 @@ public final class DocumentRule {
     private final String deletedField;
     private final List<String> lockCollections;
 
+    /** The rule {@code rule} on documents with these fields, refusing documents in {@code lockCollections}. */
     public DocumentRule(WriteRule rule, String fenceField, String deletedField, List<String> lockCollections) {
         this.rule = Objects.requireNonNull(rule, "rule");
         this.fenceField = Objects.requireNonNull(fenceField, "fenceField");
         this.deletedField = Objects.requireNonNull(deletedField, "deletedField");
         this.lockCollections = List.copyOf(lockCollections);
-    }
-
-    public WriteRule rule() {
-        return rule;
-    }
-
-    public List<String> lockCollections() {
-        return lockCollections;
     }
 
     /**

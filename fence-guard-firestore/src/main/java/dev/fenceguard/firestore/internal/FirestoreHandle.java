@@ -40,10 +40,12 @@ public final class FirestoreHandle {
         this.attempts = attempts;
     }
 
+    /** The client, for building document references. */
     public Firestore db() {
         return db;
     }
 
+    /** How many reads (each followed by a conditional write) an operation may make. */
     public int attempts() {
         return attempts;
     }
@@ -57,10 +59,12 @@ public final class FirestoreHandle {
      */
     public record Step<T>(T value, Supplier<? extends ApiFuture<?>> write) {
 
+        /** Finish with {@code value}, writing nothing. */
         public static <T> Step<T> finish(T value) {
             return new Step<>(value, null);
         }
 
+        /** Send {@code write}; if it applies, finish with {@code value}, if it loses its race, read again. */
         public static <T> Step<T> write(Supplier<? extends ApiFuture<?>> write, T value) {
             return new Step<>(value, Objects.requireNonNull(write, "write"));
         }
