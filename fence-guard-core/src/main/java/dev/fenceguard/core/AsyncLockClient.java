@@ -320,6 +320,9 @@ public final class AsyncLockClient implements Lease.Owner {
 
     private static CompletableFuture<Optional<Lease>> observeAcquire(LockObservations.Observed observed,
             CompletableFuture<Optional<Lease>> acquiring) {
+        if (observed == NoObservations.INSTANCE) {
+            return acquiring; // not observed: not even a callback
+        }
         acquiring.whenComplete((lease, error) -> {
             if (error == null && lease.isPresent()) {
                 observed.fence(lease.get().fence());
