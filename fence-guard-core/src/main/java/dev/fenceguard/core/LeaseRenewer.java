@@ -184,6 +184,7 @@ final class LeaseRenewer {
                 cause == null ? "the backend no longer holds it, or no renewal answered before the local deadline"
                         : "renewal failed until the lease ran out: " + Redacted.describe(cause));
         notify(() -> listener.onLeaseLost(lease, cause));
+        notify(() -> lease.signalLost(why));
     }
 
     /** An extension answered after the lease was declared lost or released: free the lock it kept alive. */
