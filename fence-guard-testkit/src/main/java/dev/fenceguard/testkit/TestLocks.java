@@ -124,8 +124,9 @@ public final class TestLocks {
      * Loses {@code lease} now, as in production when its lock expires at the backend (a long pause,
      * say) or another process takes it over: the backend lets it go, so the key can be taken again with
      * a greater fence, and the renewal that finds out runs at once. Then {@link Lease#isValid()} is
-     * false, {@link Lease#isLost()} true, renewal stops, and the client's {@link LockListener#onLeaseLost}
-     * is told (with a null cause: the backend said the lease is gone). Works on leases from
+     * false, {@link Lease#isLost()} true, renewal stops, the client's {@link LockListener#onLeaseLost}
+     * is told (with a null cause: the backend said the lease is gone) and {@link Lease#whenLost()}
+     * completes with {@code TAKEN_OVER}. Works on leases from
      * {@link #lease}, {@code acquire} and inside {@code withLock}. Does nothing to a lease already
      * released or lost.
      *

@@ -7,12 +7,14 @@ import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockListener;
+import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.TimeSource;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -87,6 +89,7 @@ class TestLocksTest {
         Lease lease = locks.lease("orders:42", 41);
         locks.expire(lease);
         assertThat(lease.isLost()).isTrue();
+        assertThat(lease.whenLost().toCompletableFuture()).isCompletedWithValue(LockMetrics.LossCause.TAKEN_OVER);
         Lease released = locks.lease("orders:42", 50);
         released.close();
         locks.expire(released);
@@ -99,13 +102,18 @@ class TestLocksTest {
     @Test
     void whileDisconnectedRenewalsFailAndLeasesAreLostAtTheirDeadline() {
         CompletableFuture<String> work = new CompletableFuture<>();
+        AtomicReference<Lease> held = new AtomicReference<>();
         CompletableFuture<Optional<String>> result = locks.client().async()
-                .withLock("orders:42", Duration.ofSeconds(30), Duration.ZERO, lease -> work).toCompletableFuture();
+                .withLock("orders:42", Duration.ofSeconds(30), Duration.ZERO, lease -> {
+                    held.set(lease);
+                    return work;
+                }).toCompletableFuture();
         locks.disconnect();
         locks.time().advance(Duration.ofSeconds(10));
         assertThat(events).containsExactly("renew failed orders:42 UNAVAILABLE");
         locks.time().advance(Duration.ofSeconds(20));
         assertThat(events).last().isEqualTo("lost orders:42 fence 1 after UNAVAILABLE");
+        assertThat(held.get().whenLost().toCompletableFuture()).isCompletedWithValue(LockMetrics.LossCause.UNREACHABLE);
         assertThatThrownBy(() -> locks.client().tryAcquire("orders:42", Duration.ofSeconds(30)))
                 .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
         assertThatThrownBy(() -> locks.lease("orders:1", 1)).isInstanceOf(IllegalStateException.class)
