@@ -42,6 +42,8 @@ public final class Lease implements AutoCloseable {
     private volatile State state = State.HELD;
     private volatile Instant expiresAt;
     private volatile long deadlineNanos;
+    /** The withLock this lease serves, if any: the parent of its renewals and release, told of its loss. */
+    private volatile WithLockRun run;
     private final CompletableFuture<LockMetrics.LossCause> lost = new CompletableFuture<>();
 
     Lease(Owner owner, TimeSource time, LockKey key, LockId lockId, FenceToken fence, Duration ttl,
@@ -143,6 +145,21 @@ public final class Lease implements AutoCloseable {
 
     Owner owner() {
         return owner;
+    }
+
+    void attach(WithLockRun run) {
+        this.run = run;
+    }
+
+    /** The withLock this lease serves, or null. */
+    WithLockRun run() {
+        return run;
+    }
+
+    /** The observation this lease's renewals and release belong to: its withLock's, or null. */
+    LockObservations.Observed parentObservation() {
+        WithLockRun r = run;
+        return r == null ? null : r.observed();
     }
 
     long acquiredAtNanos() {
