@@ -82,6 +82,18 @@ class ExamplesTest {
     }
 
     @Test
+    void leaderElectionDemoRecordsTheRunOnceByTheCurrentLeader() throws Exception {
+        Run r = run((out, err) -> LeaderElectionDemo.run(new String[] {"--redis", TestRedis.server().uri().toString()}, out));
+        assertThat(r.status()).as(r.out()).isZero();
+        assertThat(r.out())
+                .containsPattern("node-. is elected, term \\d+, and sends tonight's run: Applied")
+                .containsPattern("node-. is told: revoked \\((UNREACHABLE|EXPIRED)\\)")
+                .containsPattern("node-. is elected, term \\d+ \\(greater\\), and sends the run: Applied")
+                .containsPattern("wakes and sends again with term \\d+: Stale \\(the record holds term \\d+\\)")
+                .contains("OK, sent once by the current leader");
+    }
+
+    @Test
     void quickStartRunsOnTheTestPostgres() throws Exception {
         Run r = run((out, err) -> QuickStart.run(new String[] {"--jdbc-url", TestPostgres.server().jdbcUrl()}, out));
         assertThat(r.status()).as(r.out()).isZero();
