@@ -1,0 +1,39 @@
+package dev.fenceguard.jdbc;
+
+import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.testkit.AsyncWaitersContract;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * {@link AsyncWaitersContract} on PostgreSQL: JDBC blocks, so each call runs on a virtual thread (the
+ * backend's default executor); a waiting caller holds none between its attempts, and the pool's 12
+ * connections bound the calls in flight.
+ */
+class PostgresAsyncWaitersTest extends AsyncWaitersContract {
+
+    private static PgTestSupport pg;
+    private static LockBackend backend;
+
+    @BeforeAll
+    static void setUp() {
+        pg = new PgTestSupport("waiters");
+        backend = pg.backend("locks").build();
+    }
+
+    @AfterAll
+    static void tearDown() {
+        pg.close();
+    }
+
+    @Override
+    protected LockBackend backend() {
+        return backend;
+    }
+
+    /** 300 rather than 1,000: each handover here is a JDBC round trip per poll, and 1,000 took 41 s of CI time. */
+    @Override
+    protected int waitersThatGetIt() {
+        return 300;
+    }
+}
