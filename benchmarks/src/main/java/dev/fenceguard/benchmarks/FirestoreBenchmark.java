@@ -9,8 +9,8 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.firestore.FenceGuardFirestore;
 import dev.fenceguard.firestore.FencedFirestore;
-import dev.fenceguard.firestore.FirestoreLockBackend;
 import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.TestFirestore;
 import io.grpc.CallOptions;
@@ -55,8 +55,9 @@ public final class FirestoreBenchmark {
                         .build())
                 .build().getService()) {
             // The harness runs blocking operations on its threads: wait on each asynchronous call.
-            BlockingBackend backend = BlockingBackend.of(FirestoreLockBackend.builder(db).build());
-            FencedFirestore fenced = FencedFirestore.builder(db).withMetrics(LockMetrics.none()).build();
+            FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(db).withMetrics(LockMetrics.none()).build();
+            BlockingBackend backend = BlockingBackend.of(fenceGuard.lockBackend());
+            FencedFirestore fenced = fenceGuard.fencedWrites();
             Duration ttl = Duration.ofSeconds(30);
             FenceToken fence = FenceToken.of(7);
             for (int i = 0; i < 1000; i++) {

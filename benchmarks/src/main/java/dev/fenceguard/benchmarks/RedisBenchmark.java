@@ -4,6 +4,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.redis.FenceGuardRedis;
 import dev.fenceguard.redis.FencedRedis;
 import dev.fenceguard.redis.RedisLockBackend;
 import dev.fenceguard.testkit.BlockingBackend;
@@ -39,8 +40,10 @@ public final class RedisBenchmark {
         String prefix = TestRedis.keyPrefix("bench");
         RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
         try (StatefulRedisConnection<String, String> conn = client.connect();
-                RedisLockBackend backend = RedisLockBackend.builder(conn).withKeyPrefix(prefix).build();
-                FencedRedis fenced = FencedRedis.builder(conn).withFenceKeyPrefix(prefix + "fence:").withMetrics(LockMetrics.none()).build()) {
+                FenceGuardRedis fenceGuard = FenceGuardRedis.builder(conn).withKeyPrefix(prefix).withFenceKeyPrefix(prefix + "fence:")
+                        .withMetrics(LockMetrics.none()).build()) {
+            RedisLockBackend backend = fenceGuard.lockBackend();
+            FencedRedis fenced = fenceGuard.fencedWrites();
             RedisCommands<String, String> redis = conn.sync();
             // The backend is asynchronous; this waits on each call, as the baseline's sync commands do.
             BlockingBackend locks = BlockingBackend.of(backend);

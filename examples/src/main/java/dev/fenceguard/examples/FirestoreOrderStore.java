@@ -7,8 +7,8 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.firestore.FenceGuardFirestore;
 import dev.fenceguard.firestore.FencedFirestore;
-import dev.fenceguard.firestore.FirestoreLockBackend;
 import java.util.Map;
 import java.util.UUID;
 
@@ -28,8 +28,9 @@ final class FirestoreOrderStore implements OrderStore {
         this.emulatorHost = emulatorHost;
         this.db = FirestoreOptions.newBuilder().setProjectId("fence-guard-demo-" + UUID.randomUUID().toString().substring(0, 8))
                 .setEmulatorHost(emulatorHost).setCredentials(new FirestoreOptions.EmulatorCredentials()).build().getService();
-        this.locks = LockClient.builder(FirestoreLockBackend.builder(db).build()).withMetrics(LockMetrics.none()).build();
-        this.guard = FencedFirestore.builder(db).withMetrics(LockMetrics.none()).build();
+        FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(db).withMetrics(LockMetrics.none()).build();
+        this.locks = LockClient.builder(fenceGuard.lockBackend()).withMetrics(LockMetrics.none()).build();
+        this.guard = fenceGuard.fencedWrites();
     }
 
     /** Connects to the emulator at {@code HOST:PORT}. */

@@ -4,8 +4,8 @@ import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.redis.FenceGuardRedis;
 import dev.fenceguard.redis.FencedRedis;
-import dev.fenceguard.redis.RedisLockBackend;
 import dev.fenceguard.testkit.servers.TestRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -39,10 +39,10 @@ public final class InventoryDemo {
         String prefix = "fence-guard-inventory:" + UUID.randomUUID().toString().substring(0, 8) + ":";
         RedisClient client = RedisClient.create(uri);
         try (StatefulRedisConnection<String, String> conn = client.connect();
-                RedisLockBackend backend = RedisLockBackend.builder(conn).withKeyPrefix(prefix).build()) {
-            FencedRedis redis = FencedRedis.builder(conn).withLockKeyPrefixes(backend.keyPrefix()).withFenceKeyPrefix(prefix + "fence:")
-                    .withMetrics(LockMetrics.none()).build();
-            LockClient locks = LockClient.builder(backend).withMetrics(LockMetrics.none()).build();
+                FenceGuardRedis fenceGuard = FenceGuardRedis.builder(conn).withKeyPrefix(prefix).withFenceKeyPrefix(prefix + "fence:")
+                        .withMetrics(LockMetrics.none()).build()) {
+            FencedRedis redis = fenceGuard.fencedWrites();
+            LockClient locks = LockClient.builder(fenceGuard.lockBackend()).withMetrics(LockMetrics.none()).build();
             String stock = prefix + "stock:{sku-1}"; // outside the lock key space (prefix + "{"), which FencedRedis refuses
             conn.sync().set(stock, "10");
             Duration ttl = Duration.ofMillis(500);

@@ -4,8 +4,8 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.redis.FenceGuardRedis;
 import dev.fenceguard.redis.FencedRedis;
-import dev.fenceguard.redis.RedisLockBackend;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.util.UUID;
@@ -21,6 +21,7 @@ final class RedisOrderStore implements OrderStore {
     private final RedisClient client;
     private final StatefulRedisConnection<String, String> conn;
     private final String prefix = "fence-guard-demo:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+    private final FenceGuardRedis fenceGuard;
     private final LockClient locks;
     private final FencedRedis guard;
 
@@ -28,11 +29,11 @@ final class RedisOrderStore implements OrderStore {
         this.uri = uri;
         this.client = client;
         this.conn = conn;
-        RedisLockBackend backend = RedisLockBackend.builder(conn).withKeyPrefix(prefix).build();
-        this.locks = LockClient.builder(backend).withMetrics(LockMetrics.none()).build();
-        // Told the lock's prefix, FencedRedis refuses any resource key that could be one of the lock's keys.
-        this.guard = FencedRedis.builder(conn).withLockKeyPrefixes(backend.keyPrefix()).withFenceKeyPrefix(prefix + "fence:")
+        // One place for both: the fenced writes refuse any resource key that could be one of the lock's keys.
+        this.fenceGuard = FenceGuardRedis.builder(conn).withKeyPrefix(prefix).withFenceKeyPrefix(prefix + "fence:")
                 .withMetrics(LockMetrics.none()).build();
+        this.locks = LockClient.builder(fenceGuard.lockBackend()).withMetrics(LockMetrics.none()).build();
+        this.guard = fenceGuard.fencedWrites();
     }
 
     /** Connects to {@code redis://HOST:PORT}. */
@@ -85,6 +86,7 @@ final class RedisOrderStore implements OrderStore {
         if (!keys.isEmpty()) {
             conn.sync().del(keys.toArray(String[]::new));
         }
+        fenceGuard.close();
         conn.close();
         client.shutdown();
     }

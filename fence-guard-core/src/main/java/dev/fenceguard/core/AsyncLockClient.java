@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -53,21 +54,23 @@ public final class AsyncLockClient implements Lease.Owner {
     private final TimeSource time;
     private final LockListener listener;
     private final LockMetrics metrics;
+    private final LockObservations observations;
     private final Backoff backoff;
     private final Duration callTimeout;
     private final Duration releaseTimeout;
     private final LeaseRenewer renewer;
 
-    AsyncLockClient(LockBackend backend, TimeSource time, LockListener listener, LockMetrics metrics, Backoff backoff,
-            Duration callTimeout, Duration releaseTimeout) {
+    AsyncLockClient(LockBackend backend, TimeSource time, LockListener listener, LockMetrics metrics,
+            LockObservations observations, Backoff backoff, Duration callTimeout, Duration releaseTimeout) {
         this.backend = backend;
         this.time = time;
         this.listener = listener;
         this.metrics = metrics;
+        this.observations = observations;
         this.backoff = backoff;
         this.callTimeout = callTimeout;
         this.releaseTimeout = releaseTimeout;
-        this.renewer = new LeaseRenewer(backend, time, listener, metrics, releaseTimeout);
+        this.renewer = new LeaseRenewer(backend, time, listener, metrics, observations, releaseTimeout);
     }
 
     /** The backend this client talks to. */
@@ -84,7 +87,7 @@ public final class AsyncLockClient implements Lease.Owner {
      */
     public CompletionStage<Optional<Lease>> tryAcquire(String key, Duration ttl) {
         LockKey lockKey = LockKey.of(key);
-        return attempt(lockKey, Checks.ttl(ttl, lockKey));
+        return tryOnce(lockKey, Checks.ttl(ttl, lockKey));
     }
 
     /**
@@ -96,7 +99,7 @@ public final class AsyncLockClient implements Lease.Owner {
      */
     public CompletionStage<Optional<Lease>> acquire(String key, Duration ttl, Duration maxWait) {
         LockKey lockKey = LockKey.of(key);
-        return acquire(lockKey, Checks.ttl(ttl, lockKey), Checks.maxWait(maxWait, lockKey));
+        return acquire(lockKey, Checks.ttl(ttl, lockKey), Checks.maxWait(maxWait, lockKey), null);
     }
 
     /**
@@ -132,7 +135,7 @@ public final class AsyncLockClient implements Lease.Owner {
             return;
         }
         Duration left = Duration.ofNanos(Math.max(0, deadline - time.nanoTime()));
-        acquire(keys.get(index), ttl, left).whenComplete((lease, error) -> {
+        acquire(keys.get(index), ttl, left, null).whenComplete((lease, error) -> {
             if (error != null || lease.isEmpty()) {
                 if (error == null) {
                     log.debug("acquireAll gave up at key '{}' after taking {} of {} keys", keys.get(index), taken.size(), keys.size());
@@ -163,6 +166,10 @@ public final class AsyncLockClient implements Lease.Owner {
      * Cancelling the returned stage cancels the work's stage and releases the lease. Loss is reported as
      * for {@link LockClient#withLock}.
      *
+     * <p>While {@code work} runs to create its stage (and only then), the lease is in the calling
+     * thread's {@link LockContext} and the {@code withLock} observation is current; stages completing
+     * later on other threads see neither.
+     *
      * @param work starts the work; must not return null
      * @return a stage of the work's result, or of empty if the lock could not be had within {@code maxWait}
      * @throws IllegalArgumentException if the key, TTL or wait is invalid (before any I/O)
@@ -174,7 +181,8 @@ public final class AsyncLockClient implements Lease.Owner {
         Checks.ttl(ttl, lockKey);
         Checks.maxWait(maxWait, lockKey);
         CompletableFuture<Optional<T>> out = new CompletableFuture<>();
-        CompletableFuture<Optional<Lease>> acquiring = acquire(lockKey, ttl, maxWait);
+        WithLockRun run = new WithLockRun(this, lockKey);
+        CompletableFuture<Optional<Lease>> acquiring = run.acquire(ttl, maxWait);
         out.whenComplete((v, e) -> {
             if (out.isCancelled()) {
                 acquiring.cancel(false);
@@ -182,17 +190,18 @@ public final class AsyncLockClient implements Lease.Owner {
         });
         acquiring.whenComplete((acquired, error) -> {
             if (error != null) {
+                run.acquireFailed(Calls.unwrap(error));
                 out.completeExceptionally(Calls.unwrap(error));
                 return;
             }
             if (acquired.isEmpty()) {
+                run.notAcquired();
                 out.complete(Optional.empty());
                 return;
             }
             Lease lease = acquired.get();
-            renewer.start(lease);
             CompletableFuture<T> running;
-            try {
+            try (LockObservations.Scope scope = run.enter(lease)) {
                 running = Objects.requireNonNull(work.apply(lease), "withLock work must not return a null stage").toCompletableFuture();
             } catch (RuntimeException | Error e) {
                 running = CompletableFuture.failedFuture(e);
@@ -207,10 +216,11 @@ public final class AsyncLockClient implements Lease.Owner {
                 if (releaseError != null) {
                     reportReleaseFailure(lease, Calls.unwrap(releaseError));
                 }
-                if (failure != null) {
-                    out.completeExceptionally(Calls.unwrap(failure));
-                } else if (value == null) {
-                    out.completeExceptionally(new NullPointerException("withLock work must not complete with null"));
+                Throwable ended = failure != null ? Calls.unwrap(failure)
+                        : value == null ? new NullPointerException("withLock work must not complete with null") : null;
+                run.workEnded(ended); // before the caller sees the result, so its trace is complete by then
+                if (ended != null) {
+                    out.completeExceptionally(ended);
                 } else {
                     out.complete(Optional.of(value));
                 }
@@ -241,12 +251,17 @@ public final class AsyncLockClient implements Lease.Owner {
         }
         renewer.stop(lease);
         if (wasHeld) {
-            metrics.held(backend.name(), Duration.ofNanos(time.nanoTime() - lease.acquiredAtNanos()));
-            metrics.leaseEnded(backend.name());
+            LockMetrics m = metrics.forLock(lease.key());
+            m.held(backend.name(), Duration.ofNanos(time.nanoTime() - lease.acquiredAtNanos()));
+            m.leaseEnded(backend.name());
         }
+        LockObservations.Observed observed = observations.start(LockObservations.Operation.RELEASE, backend.name(),
+                lease.key(), lease.parentObservation());
+        observed.fence(lease.fence());
         return Calls.bounded(time, releaseTimeout, lease.key(), "release",
                 () -> backend.release(lease.key(), lease.lockId(), releaseTimeout), null)
                 .whenComplete((released, error) -> {
+                    end(observed, error, released == null ? null : released ? "released" : "not_held");
                     if (error == null) {
                         log.debug("released lock '{}' fence {} lock {}: {}", lease.key(), lease.fence().value(),
                                 lease.lockId().redacted(), released ? "was live" : "was not live");
@@ -280,16 +295,60 @@ public final class AsyncLockClient implements Lease.Owner {
 
     // --- shared with the blocking face ---
 
-    CompletableFuture<Optional<Lease>> acquire(LockKey key, Duration ttl, Duration maxWait) {
+    /** One attempt, observed: {@code tryAcquire} of both faces. */
+    CompletableFuture<Optional<Lease>> tryOnce(LockKey key, Duration ttl) {
+        LockObservations.Observed observed = observations.start(LockObservations.Operation.ACQUIRE, backend.name(), key, null);
+        return observeAcquire(observed, attempt(key, ttl));
+    }
+
+    /**
+     * {@code acquire} of both faces, and of {@code withLock} (under {@code parent}): retries until
+     * {@code maxWait}, observed and timed as one wait.
+     */
+    CompletableFuture<Optional<Lease>> acquire(LockKey key, Duration ttl, Duration maxWait, LockObservations.Observed parent) {
+        LockObservations.Observed observed = observations.start(LockObservations.Operation.ACQUIRE, backend.name(), key, parent);
         CompletableFuture<Optional<Lease>> out = new CompletableFuture<>();
         long start = time.nanoTime();
         tryUntil(key, ttl, start + maxWait.toNanos(), 0, out);
         out.whenComplete((lease, error) -> {
             if (error == null) {
-                metrics.acquireWaited(backend.name(), Duration.ofNanos(time.nanoTime() - start), lease.isPresent());
+                metrics.forLock(key).acquireWaited(backend.name(), Duration.ofNanos(time.nanoTime() - start), lease.isPresent());
             }
         });
-        return out;
+        return observeAcquire(observed, out);
+    }
+
+    private static CompletableFuture<Optional<Lease>> observeAcquire(LockObservations.Observed observed,
+            CompletableFuture<Optional<Lease>> acquiring) {
+        if (observed == NoObservations.INSTANCE) {
+            return acquiring; // not observed: not even a callback
+        }
+        acquiring.whenComplete((lease, error) -> {
+            if (error == null && lease.isPresent()) {
+                observed.fence(lease.get().fence());
+            }
+            end(observed, error, lease == null ? null : lease.isPresent() ? "acquired" : "held");
+        });
+        return acquiring;
+    }
+
+    /**
+     * Ends {@code observed} with {@code outcome}, or, when {@code error} is set, with {@code cancelled}
+     * or {@code error} (recorded redacted: a driver's message may quote data).
+     */
+    static void end(LockObservations.Observed observed, Throwable error, String outcome) {
+        if (error != null) {
+            Throwable e = Calls.unwrap(error);
+            if (e instanceof CancellationException) {
+                observed.outcome("cancelled");
+            } else {
+                observed.error(Redacted.chain(e, 0));
+                observed.outcome("error");
+            }
+        } else {
+            observed.outcome(outcome);
+        }
+        observed.stop();
     }
 
     private void tryUntil(LockKey key, Duration ttl, long deadline, int attempt, CompletableFuture<Optional<Lease>> out) {
@@ -324,6 +383,7 @@ public final class AsyncLockClient implements Lease.Owner {
                 () -> backend.tryAcquire(key, lockId, ttl, callTimeout),
                 late -> late.ifPresent(g -> undoGrant(key, lockId)));
         CompletableFuture<Optional<Lease>> out = new CompletableFuture<>();
+        LockMetrics metrics = this.metrics.forLock(key);
         call.whenComplete((grant, error) -> {
             Duration latency = Duration.ofNanos(time.nanoTime() - sent);
             if (error != null) {
@@ -379,6 +439,10 @@ public final class AsyncLockClient implements Lease.Owner {
 
     TimeSource timeSource() {
         return time;
+    }
+
+    LockObservations observations() {
+        return observations;
     }
 
     Duration releaseTimeout() {

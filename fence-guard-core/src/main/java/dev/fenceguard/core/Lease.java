@@ -2,6 +2,8 @@ package dev.fenceguard.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * A held lock: key, lock id, fence, TTL, the backend's expiry instant and a local deadline.
@@ -40,6 +42,9 @@ public final class Lease implements AutoCloseable {
     private volatile State state = State.HELD;
     private volatile Instant expiresAt;
     private volatile long deadlineNanos;
+    /** The withLock this lease serves, if any: the parent of its renewals and release, told of its loss. */
+    private volatile WithLockRun run;
+    private final CompletableFuture<LockMetrics.LossCause> lost = new CompletableFuture<>();
 
     Lease(Owner owner, TimeSource time, LockKey key, LockId lockId, FenceToken fence, Duration ttl,
             Instant expiresAt, long sentAtNanos) {
@@ -105,6 +110,21 @@ public final class Lease implements AutoCloseable {
     }
 
     /**
+     * A stage that completes, with why, when this lease is declared lost (see {@link #isLost()}); it
+     * never completes if the lease is released first. Only a lease that is being renewed (inside
+     * {@code withLock}) or extended can be declared lost: one held without renewal just stops being
+     * {@linkplain #isValid() valid} at its deadline, and this stage does not complete for it. Work that must stop when the lock is gone, such
+     * as a leader's duties, hangs off it. Dependent actions run on the thread that declares the loss
+     * (a timer thread of the client): keep them short or hand them to an executor. Completing or
+     * cancelling the returned stage changes nothing about the lease.
+     *
+     * @since 0.2
+     */
+    public CompletionStage<LockMetrics.LossCause> whenLost() {
+        return lost.minimalCompletionStage();
+    }
+
+    /**
      * Releases the lease; see {@link LockClient#release(Lease)}. Idempotent; never throws; waits at most
      * the client's release timeout ({@link LockClient.Builder#withReleaseTimeout}), then leaves the lock
      * to expire at its TTL. It waits on the calling thread: from an event loop or a reactive pipeline,
@@ -125,6 +145,21 @@ public final class Lease implements AutoCloseable {
 
     Owner owner() {
         return owner;
+    }
+
+    void attach(WithLockRun run) {
+        this.run = run;
+    }
+
+    /** The withLock this lease serves, or null. */
+    WithLockRun run() {
+        return run;
+    }
+
+    /** The observation this lease's renewals and release belong to: its withLock's, or null. */
+    LockObservations.Observed parentObservation() {
+        WithLockRun r = run;
+        return r == null ? null : r.observed();
     }
 
     long acquiredAtNanos() {
@@ -155,6 +190,11 @@ public final class Lease implements AutoCloseable {
         }
         state = State.LOST;
         return true;
+    }
+
+    /** Completes {@link #whenLost()}; called once the loss has been counted and reported. */
+    void signalLost(LockMetrics.LossCause why) {
+        lost.complete(why);
     }
 
     /**

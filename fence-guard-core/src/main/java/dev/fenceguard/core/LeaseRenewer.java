@@ -31,6 +31,7 @@ final class LeaseRenewer {
     private final TimeSource time;
     private final LockListener listener;
     private final LockMetrics metrics;
+    private final LockObservations observations;
     private final Duration releaseTimeout;
     private final Map<Lease, Renewal> active = new ConcurrentHashMap<>();
 
@@ -42,11 +43,13 @@ final class LeaseRenewer {
         volatile boolean warned;
     }
 
-    LeaseRenewer(LockBackend backend, TimeSource time, LockListener listener, LockMetrics metrics, Duration releaseTimeout) {
+    LeaseRenewer(LockBackend backend, TimeSource time, LockListener listener, LockMetrics metrics,
+            LockObservations observations, Duration releaseTimeout) {
         this.backend = backend;
         this.time = time;
         this.listener = listener;
         this.metrics = metrics;
+        this.observations = observations;
         this.releaseTimeout = releaseTimeout;
     }
 
@@ -85,10 +88,14 @@ final class LeaseRenewer {
             return CompletableFuture.completedFuture(false);
         }
         Renewal r = active.get(lease);
+        LockObservations.Observed observed = observations.start(LockObservations.Operation.RENEW, backend.name(), lease.key(),
+                lease.parentObservation());
+        observed.fence(lease.fence());
         Duration left = lease.remaining();
         if (left.isZero()) {
             Throwable last = r == null ? null : r.lastError;
             lost(lease, last, last == null ? LockMetrics.LossCause.EXPIRED : LockMetrics.LossCause.UNREACHABLE);
+            AsyncLockClient.end(observed, null, "lost");
             return CompletableFuture.completedFuture(false);
         }
         long sent = time.nanoTime();
@@ -98,17 +105,21 @@ final class LeaseRenewer {
         return call.handle((expiry, error) -> {
             if (error != null) {
                 Throwable e = Calls.unwrap(error);
+                AsyncLockClient.end(observed, e, null);
                 failed(lease, e);
                 throw Calls.rethrow(e);
             }
             if (expiry.isEmpty()) {
+                AsyncLockClient.end(observed, null, "lost");
                 lost(lease, null, LockMetrics.LossCause.TAKEN_OVER);
                 return false;
             }
             if (!lease.extended(expiry.get(), sent, ttl)) {
+                AsyncLockClient.end(observed, null, "not_held");
                 undoLateExtension(lease); // lost or released while the call was out: never revive it
                 return false;
             }
+            AsyncLockClient.end(observed, null, "renewed");
             if (r != null) {
                 r.lastError = null;
                 armWatchdog(lease, r);
@@ -135,7 +146,7 @@ final class LeaseRenewer {
         if (!lease.isHeld()) {
             return; // already lost or released: this answer changes nothing
         }
-        metrics.renewFailed(backend.name());
+        metrics.forLock(lease.key()).renewFailed(backend.name());
         Renewal r = active.get(lease);
         if (r != null) {
             r.lastError = e;
@@ -160,14 +171,20 @@ final class LeaseRenewer {
             return; // released or already lost
         }
         stop(lease);
-        metrics.renewFailed(backend.name());
-        metrics.leaseLost(backend.name(), why);
-        metrics.leaseEnded(backend.name());
-        metrics.held(backend.name(), Duration.ofNanos(time.nanoTime() - lease.acquiredAtNanos()));
+        LockMetrics m = metrics.forLock(lease.key());
+        m.renewFailed(backend.name());
+        m.leaseLost(backend.name(), why);
+        m.leaseEnded(backend.name());
+        m.held(backend.name(), Duration.ofNanos(time.nanoTime() - lease.acquiredAtNanos()));
+        WithLockRun run = lease.run();
+        if (run != null) {
+            run.leaseLost();
+        }
         log.warn("lost lock '{}' fence {} (lock {}): {}", lease.key(), lease.fence().value(), lease.lockId().redacted(),
                 cause == null ? "the backend no longer holds it, or no renewal answered before the local deadline"
                         : "renewal failed until the lease ran out: " + Redacted.describe(cause));
         notify(() -> listener.onLeaseLost(lease, cause));
+        notify(() -> lease.signalLost(why));
     }
 
     /** An extension answered after the lease was declared lost or released: free the lock it kept alive. */

@@ -77,7 +77,7 @@ public final class LockClient {
      */
     public Optional<Lease> tryAcquire(String key, Duration ttl) {
         LockKey lockKey = LockKey.of(key);
-        return Calls.awaitUninterruptibly(async.attempt(lockKey, Checks.ttl(ttl, lockKey)), lockKey, "acquire");
+        return Calls.awaitUninterruptibly(async.tryOnce(lockKey, Checks.ttl(ttl, lockKey)), lockKey, "acquire");
     }
 
     /**
@@ -93,7 +93,7 @@ public final class LockClient {
      */
     public Optional<Lease> acquire(String key, Duration ttl, Duration maxWait) throws InterruptedException {
         LockKey lockKey = LockKey.of(key);
-        return Calls.await(async.acquire(lockKey, Checks.ttl(ttl, lockKey), Checks.maxWait(maxWait, lockKey)));
+        return Calls.await(async.acquire(lockKey, Checks.ttl(ttl, lockKey), Checks.maxWait(maxWait, lockKey), null));
     }
 
     /**
@@ -125,6 +125,10 @@ public final class LockClient {
      * which carry the fence, are refused by any resource that has seen a newer lease. The final release
      * waits at most the release timeout, then leaves the lock to expire.
      *
+     * <p>While the work runs, its lease is in this thread's {@link LockContext} (so code it calls can
+     * assert {@link LockContext#requireHeld}) and the {@code withLock} observation is this thread's
+     * current one (so fenced writes are observed as its children); see {@link LockObservations}.
+     *
      * @param work the work; must not return null
      * @return the work's result, or empty if the lock could not be had within {@code maxWait}
      * @throws E whatever the work throws
@@ -136,17 +140,32 @@ public final class LockClient {
     public <T, E extends Exception> Optional<T> withLock(String key, Duration ttl, Duration maxWait,
             LockedWork<T, E> work) throws E, InterruptedException {
         Objects.requireNonNull(work, "work");
-        Optional<Lease> acquired = acquire(key, ttl, maxWait);
+        LockKey lockKey = LockKey.of(key);
+        Checks.ttl(ttl, lockKey);
+        Checks.maxWait(maxWait, lockKey);
+        WithLockRun run = new WithLockRun(async, lockKey);
+        Optional<Lease> acquired;
+        try {
+            acquired = Calls.await(run.acquire(ttl, maxWait));
+        } catch (InterruptedException | RuntimeException | Error e) {
+            run.acquireFailed(e);
+            throw e;
+        }
         if (acquired.isEmpty()) {
+            run.notAcquired();
             return Optional.empty();
         }
         Lease lease = acquired.get();
-        async.renewer().start(lease);
-        try {
+        Throwable failure = null;
+        try (LockObservations.Scope scope = run.enter(lease)) {
             T result = work.run(lease);
             return Optional.of(Objects.requireNonNull(result, "withLock work must not return null"));
+        } catch (Throwable t) {
+            failure = t;
+            throw t;
         } finally {
             async.closeQuietly(lease);
+            run.workEnded(failure);
         }
     }
 
@@ -196,6 +215,7 @@ public final class LockClient {
         private TimeSource time = TimeSource.system();
         private LockListener listener = new LockListener() {};
         private LockMetrics metrics;
+        private LockObservations observations = LockObservations.none();
         private Backoff backoff = new Backoff(Duration.ofMillis(10), Duration.ofSeconds(1));
         private Duration callTimeout = Duration.ofSeconds(10);
         private Duration releaseTimeout = Duration.ofSeconds(2);
@@ -219,6 +239,19 @@ public final class LockClient {
         /** Where to report metrics; default {@link LockMetrics#automatic()}. */
         public Builder withMetrics(LockMetrics metrics) {
             this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
+         * Where to report observations (traces) of acquire, {@code withLock}, renewal and release; default
+         * {@link LockObservations#none()}, which costs nothing. For Micrometer:
+         * {@code withObservations(MicrometerLockObservations.of(observationRegistry))}.
+         *
+         * @throws NullPointerException if {@code observations} is null
+         * @since 0.2
+         */
+        public Builder withObservations(LockObservations observations) {
+            this.observations = Objects.requireNonNull(observations, "observations");
             return this;
         }
 
@@ -266,7 +299,7 @@ public final class LockClient {
         /** A new client with these settings. */
         public LockClient build() {
             return new LockClient(new AsyncLockClient(backend, time, listener, metrics != null ? metrics : LockMetrics.automatic(),
-                    backoff, callTimeout, releaseTimeout));
+                    observations, backoff, callTimeout, releaseTimeout));
         }
     }
 }

@@ -1,11 +1,10 @@
 package dev.fenceguard.core;
 
+import dev.fenceguard.core.internal.ShortHash;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -55,12 +54,7 @@ public final class LockId {
 
     /** A short, non-reversible tag for logs: {@code #} and 8 hex digits of the SHA-256 of the id. */
     public String redacted() {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.US_ASCII));
-            return "#" + HexFormat.of().formatHex(digest, 0, 4);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required by every Java platform", e);
-        }
+        return "#" + ShortHash.of(value.getBytes(StandardCharsets.US_ASCII));
     }
 
     @Override

@@ -53,6 +53,19 @@ public interface LockMetrics {
      */
     default void acquireWaited(String backend, Duration waited, boolean acquired) {}
 
+    /**
+     * The metrics to report the events of lock {@code key} to. The client calls this for every lock
+     * event, so it must be fast. The default returns this object: no meter tells locks apart. A
+     * {@link dev.fenceguard.core.micrometer.MicrometerLockMetrics} built with
+     * {@link dev.fenceguard.core.micrometer.MicrometerLockMetrics.Builder#withLockNames lock names}
+     * returns a view whose meters carry a bounded {@code lock.name} tag.
+     *
+     * @since 0.2
+     */
+    default LockMetrics forLock(LockKey key) {
+        return this;
+    }
+
     /** Micrometer's global registry if Micrometer is present, otherwise {@link #none()}. */
     static LockMetrics automatic() {
         try {

@@ -75,6 +75,105 @@ class MicrometerMetricsTest {
     }
 
     @Test
+    void lockNamesAreOffByDefault() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        LockClient client = LockClient.builder(new InMemoryLockBackend()).withMetrics(MicrometerLockMetrics.of(registry)).build();
+        client.tryAcquire("orders:1", Duration.ofSeconds(30)).orElseThrow().close();
+        assertThat(registry.getMeters()).isNotEmpty()
+                .allSatisfy(m -> assertThat(m.getId().getTag("lock.name")).as(m.getId().toString()).isNull());
+    }
+
+    @Test
+    void lockNamesTagEveryLockMeterAndFoldIntoOtherPastTheBound() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ManualTimeSource time = new ManualTimeSource(java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        InMemoryLockBackend memory = new InMemoryLockBackend(time);
+        MicrometerLockMetrics metrics = MicrometerLockMetrics.builder(registry)
+                .withLockNames(MicrometerLockMetrics.prefixUpTo(':'), 2).build();
+        AsyncLockClient locks = LockClient.builder(memory).withTimeSource(time).withMetrics(metrics).build().async();
+        Duration ttl = Duration.ofSeconds(30);
+
+        for (String key : java.util.List.of("orders:1", "orders:2", "users:1", "carts:1", "jobs")) {
+            locks.tryAcquire(key, ttl).toCompletableFuture().join().orElseThrow();
+        }
+        assertThat(registry.get("fenceguard.lock.acquire").tag("lock.name", "orders").timer().count()).isEqualTo(2);
+        assertThat(registry.get("fenceguard.lock.acquire").tag("lock.name", "users").timer().count()).isEqualTo(1);
+        assertThat(registry.get("fenceguard.lock.acquire").tag("lock.name", "other").timer().count()).as("carts and jobs").isEqualTo(2);
+        assertThat(registry.find("fenceguard.lock.acquire").tag("lock.name", "carts").timers()).isEmpty();
+        assertThat(registry.get("fenceguard.lock.held.now").tag("lock.name", "orders").gauge().value()).isEqualTo(2);
+        assertThat(registry.get("fenceguard.lock.held.now").tag("lock.name", "other").gauge().value()).isEqualTo(2);
+
+        // Loss and waits carry the name too.
+        java.util.concurrent.CompletableFuture<String> work = new java.util.concurrent.CompletableFuture<>();
+        locks.withLock("users:2", ttl, Duration.ZERO, lease -> {
+            memory.release(lease.key(), lease.lockId());
+            return work;
+        });
+        var waiting = locks.acquire("orders:1", ttl, Duration.ofSeconds(1)).toCompletableFuture();
+        time.advance(Duration.ofSeconds(10));
+        assertThat(waiting.join()).isEmpty();
+        work.complete("done");
+        assertThat(registry.get("fenceguard.lock.lost").tag("lock.name", "users").tag("cause", "taken_over").counter().count()).isEqualTo(1);
+        assertThat(registry.get("fenceguard.lock.renew.failures").tag("lock.name", "users").counter().count()).isEqualTo(1);
+        assertThat(registry.get("fenceguard.lock.held").tag("lock.name", "users").timer().count()).isEqualTo(1);
+        assertThat(registry.get("fenceguard.lock.acquire.wait").tag("lock.name", "orders").tag("outcome", "gave_up").timer().count())
+                .isEqualTo(1);
+        assertThat(registry.getMeters()).allSatisfy(m -> assertThat(m.getId().getTag("lock.name")).as(m.getId().toString())
+                .isIn("orders", "users", "other"));
+    }
+
+    @Test
+    void eachMeterIsRegisteredOncePerTagSetHoweverOftenItMoves() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        java.util.List<String> registered = new java.util.concurrent.CopyOnWriteArrayList<>();
+        registry.config().meterFilter(new io.micrometer.core.instrument.config.MeterFilter() {
+            @Override
+            public io.micrometer.core.instrument.Meter.Id map(io.micrometer.core.instrument.Meter.Id id) {
+                registered.add(id.getName() + id.getTags());
+                return id;
+            }
+        });
+        LockClient client = LockClient.builder(new InMemoryLockBackend()).withMetrics(MicrometerLockMetrics.builder(registry)
+                .withLockNames(MicrometerLockMetrics.prefixUpTo(':'), 10).build()).build();
+        for (int i = 0; i < 50; i++) {
+            client.tryAcquire("orders:" + i, Duration.ofSeconds(30)).orElseThrow().close();
+        }
+        assertThat(registered).doesNotHaveDuplicates()
+                .containsExactlyInAnyOrder(
+                        "fenceguard.lock.acquire[tag(backend=in-memory), tag(lock.name=orders), tag(outcome=acquired)]",
+                        "fenceguard.lock.held.now[tag(backend=in-memory), tag(lock.name=orders)]",
+                        "fenceguard.lock.held[tag(backend=in-memory), tag(lock.name=orders)]");
+    }
+
+    @Test
+    void aFailingOrEmptyLockNameCountsAsOther() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        LockClient client = LockClient.builder(new InMemoryLockBackend()).withMetrics(MicrometerLockMetrics.builder(registry)
+                .withLockNames(key -> switch (key) {
+                    case "throws" -> throw new IllegalStateException("bug in the naming function");
+                    case "null" -> null;
+                    default -> "";
+                }, 5).build()).build();
+        for (String key : java.util.List.of("throws", "null", "empty")) {
+            assertThat(client.tryAcquire(key, Duration.ofSeconds(30))).as(key).isPresent();
+        }
+        assertThat(registry.get("fenceguard.lock.acquire").tag("lock.name", "other").timer().count()).isEqualTo(3);
+    }
+
+    @Test
+    void lockNameSettingsAreChecked() {
+        MicrometerLockMetrics.Builder builder = MicrometerLockMetrics.builder(new SimpleMeterRegistry());
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> builder.withLockNames(k -> k, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxNames must be between 1 and 10000, was 0");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> builder.withLockNames(k -> k, 10_001))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxNames must be between 1 and 10000, was 10001");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> builder.withLockNames(null, 5))
+                .isInstanceOf(NullPointerException.class).hasMessage("naming");
+        assertThat(MicrometerLockMetrics.prefixUpTo(':').apply("orders:42:x")).isEqualTo("orders");
+        assertThat(MicrometerLockMetrics.prefixUpTo(':').apply("no-separator")).isEqualTo("no-separator");
+    }
+
+    @Test
     void automaticMetricsUseMicrometerWhenItIsOnTheClassPath() {
         assertThat(LockMetrics.automatic()).isInstanceOf(MicrometerLockMetrics.class);
         assertThat(LockMetrics.none()).isNotInstanceOf(MicrometerLockMetrics.class);

@@ -2,32 +2,27 @@ package dev.fenceguard.firestore;
 
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
-import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.Transaction;
-import com.google.cloud.firestore.TransactionOptions;
-import dev.fenceguard.core.FenceEncoding;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
-import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.core.spi.WriteRule;
+import dev.fenceguard.firestore.internal.DocumentRule;
+import dev.fenceguard.firestore.internal.DocumentRule.Op;
+import dev.fenceguard.firestore.internal.DocumentRule.Plan;
 import dev.fenceguard.firestore.internal.FirestoreErrors;
-import dev.fenceguard.firestore.internal.LockCollections;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionStage;
 
 /**
- * Fenced writes to Firestore documents, each in one transaction that reads the document's stored
- * fence and writes the data and the new fence only if the {@link FencePolicy} admits the presented
- * one. The fence is a field of the document ({@code _fence}, an integer by default or the 15-character
- * text form); a missing fence counts as 0.
+ * Fenced writes to Firestore documents: each reads the document's stored fence and writes the data and
+ * the new fence only if the {@link FencePolicy} admits the presented one, atomically. The fence is a
+ * field of the document ({@code _fence}, an integer by default or the 15-character text form); a
+ * missing fence counts as 0. Get one from {@link FenceGuardFirestore#fencedWrites()}.
  *
  * <pre>{@code
- * FencedFirestore fenced = FencedFirestore.builder(db).build();
+ * FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(db).build();
+ * FencedFirestore fenced = fenceGuard.fencedWrites();
  * fenced.update(db.collection("orders").document("42"), lease.fence(), Map.of("status", "paid")).orThrow();
  * // inside your own transaction (after your other reads):
  * db.runTransaction(tx -> {
@@ -35,6 +30,13 @@ import java.util.concurrent.ExecutionException;
  *     return null;
  * });
  * }</pre>
+ *
+ * <p><b>Two faces.</b> {@link #update}, {@link #set}, {@link #claim} and {@link #delete} without a
+ * transaction are a wait on {@link #async()}, which does the work without holding a thread: a read, then
+ * one write that applies only if the document is unchanged since (see {@link AsyncFencedFirestore}).
+ * Each is bounded by the write timeout ({@link FenceGuardFirestore.Builder#withWriteTimeout}). The
+ * calls that take your {@link Transaction} run inside it and wait for its read, as Firestore's
+ * transaction functions do.
  *
  * <p><b>Tombstones.</b> A deleted document is replaced by a tombstone {@code {_fence: f, _deleted: true}}
  * that keeps the fence, so a zombie's {@link #set} cannot bring it back; your reads should skip
@@ -56,52 +58,52 @@ import java.util.concurrent.ExecutionException;
  * {@code delete} here instead of {@code check} for those.
  *
  * <p><b>Lock documents are not resources.</b> Every call here, with or without your transaction, refuses
- * a document whose top-level collection holds lock documents ({@code fence_guard_locks} by default; name
- * them all with {@link Builder#withLockCollections}), and everything beneath such a document, with an
+ * a document whose top-level collection holds lock documents (the lock backend's collection,
+ * {@link FenceGuardFirestore.Builder#withLockCollection}, and those named with
+ * {@link FenceGuardFirestore.Builder#withOtherLockCollections}), and everything beneath such a document, with an
  * {@link IllegalArgumentException} before any I/O: a fenced write to a lock document could rewind its
  * fence counter, take over or release a held lock. A collection of the same name under another document
  * ({@code tenants/t1/fence_guard_locks/x}) is an ordinary resource: a lock backend takes only top-level
  * collections. A resource's tombstone is the resource's own document, so fenced writes to it are the
  * normal path.
  *
- * <p>Thread-safe.
+ * <p>Immutable and thread-safe.
  */
 public final class FencedFirestore {
 
-    private final Firestore db;
-    private final WriteRule rule;
-    private final String fenceField;
-    private final String deletedField;
-    private final TransactionOptions options;
-    private final List<String> lockCollections;
+    private final AsyncFencedFirestore async;
+    private final DocumentRule rule;
 
-    private FencedFirestore(Builder b) {
-        this.db = b.db;
-        this.rule = new WriteRule(b.policy, b.encoding, b.metrics != null ? b.metrics : LockMetrics.automatic(), "firestore");
-        this.fenceField = b.fenceField;
-        this.deletedField = b.deletedField;
-        this.options = TransactionOptions.createReadWriteOptionsBuilder().setNumberOfAttempts(b.attempts).build();
-        this.lockCollections = b.lockCollections;
+    FencedFirestore(AsyncFencedFirestore async) {
+        this.async = async;
+        this.rule = async.rule();
     }
 
-    public static Builder builder(Firestore db) {
-        return new Builder(db);
+    /**
+     * The non-blocking face of these writes: the same calls, each returning a {@code CompletionStage}
+     * at once. The blocking calls here wait on it.
+     *
+     * @since 0.2
+     */
+    public AsyncFencedFirestore async() {
+        return async;
     }
 
     /**
      * Updates fields of an existing, not deleted document if the policy admits {@code fence}. An
      * update never creates a document or a tombstone: on an absent or deleted document it changes
-     * nothing.
+     * nothing. Waits for {@link AsyncFencedFirestore#update}, at most the write timeout.
      *
      * @return {@code Applied}; {@code Stale(stored)} if the policy refuses {@code fence} (a tombstone's
      *     fence counts); {@code NotFound} if the document does not exist or is a tombstone the policy
      *     admits {@code fence} against (nothing recorded)
      * @throws IllegalArgumentException if {@code fields} is empty or names the fence or deleted field
      *     (or a field path inside them), or if {@code doc} is in a lock collection (see the class comment), before any I/O
+     * @throws dev.fenceguard.core.FenceGuardException if Firestore fails or does not answer within the
+     *     write timeout ({@code TIMEOUT}; the write may still have been applied)
      */
     public WriteOutcome update(DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
-        Map<String, Object> data = checked(doc, fence, fields);
-        return run(doc, Op.UPDATE, tx -> stage(tx, doc, fence, Op.UPDATE, data, tx.get(doc).get()));
+        return wait(async.update(doc, fence, fields), doc, Op.UPDATE);
     }
 
     /**
@@ -113,8 +115,8 @@ public final class FencedFirestore {
      */
     public WriteOutcome update(Transaction tx, DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
         Objects.requireNonNull(tx, "tx");
-        Map<String, Object> data = checked(doc, fence, fields);
-        return stage(tx, doc, fence, Op.UPDATE, data, read(tx, doc, Op.UPDATE));
+        Map<String, Object> data = rule.data(Op.UPDATE, doc, fence, fields);
+        return stage(tx, doc, fence, Op.UPDATE, data);
     }
 
     /**
@@ -124,29 +126,33 @@ public final class FencedFirestore {
      *
      * <p>On an absent or deleted document an admitted fence is recorded on its tombstone (one is
      * created if the document never existed) and the answer is {@code NotFound}: the document does not
-     * exist, and its tombstone now refuses older fences.
+     * exist, and its tombstone now refuses older fences. Waits for {@link AsyncFencedFirestore#claim}, at
+     * most the write timeout.
      *
      * @return {@code Applied} (fence recorded on the document); {@code Stale(stored)};
      *     {@code NotFound} (absent or deleted; fence recorded on the tombstone)
      * @throws IllegalArgumentException if {@code doc} is in a lock collection (see the class comment), before any I/O
+     * @throws dev.fenceguard.core.FenceGuardException if Firestore fails or does not answer within the
+     *     write timeout ({@code TIMEOUT}; the fence may still have been recorded)
      */
     public WriteOutcome claim(DocumentReference doc, FenceToken fence) {
-        guarded(doc);
-        Objects.requireNonNull(fence, "fence");
-        return run(doc, Op.CLAIM, tx -> stage(tx, doc, fence, Op.CLAIM, null, tx.get(doc).get()));
+        return wait(async.claim(doc, fence), doc, Op.CLAIM);
     }
 
     /**
      * Creates or replaces the whole document if the policy admits {@code fence}. A tombstone is
-     * replaced (the document comes back) only by an admitted fence.
+     * replaced (the document comes back) only by an admitted fence. Waits for
+     * {@link AsyncFencedFirestore#set}, at most the write timeout.
      *
      * @return {@code Applied}, or {@code Stale(stored)} (a tombstone's fence counts)
-     * @throws IllegalArgumentException if {@code fields} is empty or names the fence or deleted field, or
-     *     if {@code doc} is in a lock collection (see the class comment), before any I/O
+     * @throws IllegalArgumentException if {@code fields} is empty, names the fence or deleted field or holds
+     *     {@code FieldValue.delete()} (leave the field out: a set replaces the document), or if {@code doc}
+     *     is in a lock collection (see the class comment), before any I/O
+     * @throws dev.fenceguard.core.FenceGuardException if Firestore fails or does not answer within the
+     *     write timeout ({@code TIMEOUT}; the write may still have been applied)
      */
     public WriteOutcome set(DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
-        Map<String, Object> data = checked(doc, fence, fields);
-        return run(doc, Op.SET, tx -> stage(tx, doc, fence, Op.SET, data, tx.get(doc).get()));
+        return wait(async.set(doc, fence, fields), doc, Op.SET);
     }
 
     /**
@@ -159,23 +165,24 @@ public final class FencedFirestore {
      */
     public WriteOutcome set(Transaction tx, DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
         Objects.requireNonNull(tx, "tx");
-        Map<String, Object> data = checked(doc, fence, fields);
-        return stage(tx, doc, fence, Op.SET, data, read(tx, doc, Op.SET));
+        Map<String, Object> data = rule.data(Op.SET, doc, fence, fields);
+        return stage(tx, doc, fence, Op.SET, data);
     }
 
     /**
      * Replaces the document by a tombstone holding {@code fence}, if the policy admits it: whether the
      * document exists, is already a tombstone (its fence is raised) or never existed (a tombstone is
-     * created, so a zombie cannot create the document afterwards).
+     * created, so a zombie cannot create the document afterwards). Waits for
+     * {@link AsyncFencedFirestore#delete}, at most the write timeout.
      *
      * @return {@code Applied} (the document reads as absent and its tombstone holds {@code fence}), or
      *     {@code Stale(stored)}
      * @throws IllegalArgumentException if {@code doc} is in a lock collection (see the class comment), before any I/O
+     * @throws dev.fenceguard.core.FenceGuardException if Firestore fails or does not answer within the
+     *     write timeout ({@code TIMEOUT}; the tombstone may still have been written)
      */
     public WriteOutcome delete(DocumentReference doc, FenceToken fence) {
-        guarded(doc);
-        Objects.requireNonNull(fence, "fence");
-        return run(doc, Op.DELETE, tx -> stage(tx, doc, fence, Op.DELETE, null, tx.get(doc).get()));
+        return wait(async.delete(doc, fence), doc, Op.DELETE);
     }
 
     /**
@@ -187,9 +194,8 @@ public final class FencedFirestore {
      */
     public WriteOutcome delete(Transaction tx, DocumentReference doc, FenceToken fence) {
         Objects.requireNonNull(tx, "tx");
-        guarded(doc);
-        Objects.requireNonNull(fence, "fence");
-        return stage(tx, doc, fence, Op.DELETE, null, read(tx, doc, Op.DELETE));
+        rule.check(doc, fence);
+        return stage(tx, doc, fence, Op.DELETE, Map.of());
     }
 
     /**
@@ -211,194 +217,32 @@ public final class FencedFirestore {
      */
     public WriteOutcome check(Transaction tx, DocumentReference doc, FenceToken fence) {
         Objects.requireNonNull(tx, "tx");
-        guarded(doc);
-        Objects.requireNonNull(fence, "fence");
-        return stage(tx, doc, fence, Op.CLAIM, null, read(tx, doc, Op.CLAIM));
+        rule.check(doc, fence);
+        return stage(tx, doc, fence, Op.CLAIM, Map.of());
     }
 
-    private enum Op {
-        UPDATE("fenced update"), SET("fenced set"), CLAIM("fenced claim"), DELETE("fenced delete");
-
-        final String label;
-
-        Op(String label) {
-            this.label = label;
-        }
-    }
-
-    private interface TxWork {
-        WriteOutcome apply(Transaction tx) throws InterruptedException, ExecutionException;
-    }
-
-    /** Our own transactions read raw, so that the SDK sees (and retries) contention errors itself. */
-    private WriteOutcome run(DocumentReference doc, Op op, TxWork work) {
-        return FirestoreErrors.await(db.runTransaction(work::apply, options), doc.getPath(), op.label);
-    }
-
-    private static DocumentSnapshot read(Transaction tx, DocumentReference doc, Op op) {
-        return FirestoreErrors.await(tx.get(doc), doc.getPath(), op.label);
+    private static WriteOutcome wait(CompletionStage<WriteOutcome> stage, DocumentReference doc, Op op) {
+        return FirestoreErrors.join(stage, doc.getPath(), op.label);
     }
 
     /**
-     * The write rule for one read document: judge {@code fence} against the stored one (a tombstone's
-     * counts; absent is 0), then stage the operation's write in {@code tx} only if it changes something
-     * the rule allows. A rejection stages nothing.
+     * Inside the caller's transaction: reads through it (the SDK runs the transaction function on its
+     * own executor and expects it to block), decides, and stages the planned change. A rejection stages
+     * nothing.
      */
-    private WriteOutcome stage(Transaction tx, DocumentReference doc, FenceToken fence, Op op, Map<String, Object> data,
-            DocumentSnapshot s) {
-        String resource = doc.getPath();
-        long stored = s.exists() ? WriteRule.decode(s.get(fenceField)) : 0;
-        if (!rule.admits(fence, stored)) {
-            return rule.stale(resource, fence, stored);
+    private WriteOutcome stage(Transaction tx, DocumentReference doc, FenceToken fence, Op op, Map<String, Object> data) {
+        DocumentSnapshot read = FirestoreErrors.await(tx.get(doc), doc.getPath(), op.label);
+        Plan plan = rule.decide(op, doc, fence, data, read);
+        switch (plan.change()) {
+            case UPDATE -> tx.update(doc, plan.data());
+            case REPLACE -> tx.set(doc, plan.data());
+            case NONE -> { }
         }
-        boolean live = s.exists() && !Boolean.TRUE.equals(s.getBoolean(deletedField));
-        switch (op) {
-            case UPDATE -> {
-                if (!live) {
-                    return new WriteOutcome.NotFound(resource); // an update records nothing on a tombstone
-                }
-                tx.update(doc, data);
-            }
-            case SET -> tx.set(doc, data);
-            case CLAIM -> {
-                if (!live) {
-                    tx.set(doc, tombstone(fence));
-                    return new WriteOutcome.NotFound(resource);
-                }
-                tx.update(doc, Map.of(fenceField, encode(fence)));
-            }
-            case DELETE -> tx.set(doc, tombstone(fence));
-        }
-        return new WriteOutcome.Applied(resource, fence.value());
+        return plan.outcome();
     }
 
-    private Map<String, Object> tombstone(FenceToken fence) {
-        return Map.of(fenceField, encode(fence), deletedField, true);
-    }
-
-    private DocumentReference guarded(DocumentReference doc) {
-        Objects.requireNonNull(doc, "doc");
-        LockCollections.requireOutside(doc, lockCollections);
-        return doc;
-    }
-
-    private Map<String, Object> checked(DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
-        guarded(doc);
-        Objects.requireNonNull(fence, "fence");
-        Objects.requireNonNull(fields, "fields");
-        if (fields.isEmpty()) {
-            throw new IllegalArgumentException("fields must not be empty");
-        }
-        for (String name : fields.keySet()) {
-            if (name == null || name.isEmpty()) {
-                throw new IllegalArgumentException("field names must not be empty");
-            }
-            // update() reads names as dotted field paths: "_fence.x" would overwrite the fence with a map
-            if (name.equals(fenceField) || name.equals(deletedField)
-                    || name.startsWith(fenceField + ".") || name.startsWith(deletedField + ".")) {
-                throw new IllegalArgumentException("fields must not include '" + name + "'; fence-guard sets it");
-            }
-        }
-        Map<String, Object> data = new HashMap<>(fields);
-        data.put(fenceField, encode(fence));
-        return data;
-    }
-
-    private Object encode(FenceToken fence) {
-        return rule.encode(fence);
-    }
-
-
-    /** Options for {@link FencedFirestore}. Not thread-safe. */
-    public static final class Builder {
-        private final Firestore db;
-        private FencePolicy policy = FencePolicy.SAME_OR_NEWER;
-        private FenceEncoding encoding = FenceEncoding.INTEGER;
-        private String fenceField = "_fence";
-        private String deletedField = "_deleted";
-        private LockMetrics metrics;
-        private int attempts = 25;
-        private List<String> lockCollections = List.of(LockCollections.DEFAULT);
-
-        private Builder(Firestore db) {
-            this.db = Objects.requireNonNull(db, "db");
-        }
-
-        public Builder withPolicy(FencePolicy policy) {
-            this.policy = Objects.requireNonNull(policy, "policy");
-            return this;
-        }
-
-        /** Integer field (default) or the 15-character text form. */
-        public Builder withEncoding(FenceEncoding encoding) {
-            this.encoding = Objects.requireNonNull(encoding, "encoding");
-            return this;
-        }
-
-        /**
-         * The fence field; default {@code _fence}.
-         *
-         * @throws IllegalArgumentException if empty or equal to the deleted field
-         */
-        public Builder withFenceField(String field) {
-            this.fenceField = field(field, deletedField);
-            return this;
-        }
-
-        /**
-         * The tombstone marker field; default {@code _deleted}.
-         *
-         * @throws IllegalArgumentException if empty or equal to the fence field
-         */
-        public Builder withDeletedField(String field) {
-            this.deletedField = field(field, fenceField);
-            return this;
-        }
-
-        public Builder withMetrics(LockMetrics metrics) {
-            this.metrics = Objects.requireNonNull(metrics, "metrics");
-            return this;
-        }
-
-        /** How often the SDK may run a contended transaction; default 25. */
-        public Builder withTransactionAttempts(int attempts) {
-            if (attempts < 1) {
-                throw new IllegalArgumentException("transaction attempts must be at least 1, was " + attempts);
-            }
-            this.attempts = attempts;
-            return this;
-        }
-
-        /**
-         * The top-level collections of the {@link FirestoreLockBackend}s whose locks live in the same
-         * database ({@link FirestoreLockBackend.Builder#withCollection}); default {@code fence_guard_locks}
-         * alone. Replaces the previous list. Documents in these collections, and beneath their documents,
-         * are refused by every call. Pass none only if no lock backend shares the database.
-         *
-         * @throws IllegalArgumentException if a name is not a single Firestore collection id: empty,
-         *     containing {@code /}, {@code .} or {@code ..}, matching {@code __.*__}, or longer than 1,500
-         *     UTF-8 bytes
-         */
-        public Builder withLockCollections(String... collections) {
-            Objects.requireNonNull(collections, "collections");
-            List<String> list = new ArrayList<>();
-            for (String c : collections) {
-                list.add(LockCollections.requireCollectionId(c));
-            }
-            this.lockCollections = List.copyOf(list);
-            return this;
-        }
-
-        public FencedFirestore build() {
-            return new FencedFirestore(this);
-        }
-
-        private static String field(String name, String other) {
-            Objects.requireNonNull(name, "field");
-            if (name.isEmpty() || name.equals(other)) {
-                throw new IllegalArgumentException("field must be non-empty and differ from '" + other + "', was '" + name + "'");
-            }
-            return name;
-        }
+    @Override
+    public String toString() {
+        return "FencedFirestore[" + rule + "]";
     }
 }

@@ -1,39 +1,35 @@
 package dev.fenceguard.firestore;
 
-import com.google.api.core.ApiFuture;
 import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.FieldValue;
-import com.google.cloud.firestore.Firestore;
-import com.google.cloud.firestore.Precondition;
-import com.google.cloud.firestore.WriteResult;
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
-import dev.fenceguard.core.TimeSource;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.firestore.internal.DocIds;
-import dev.fenceguard.firestore.internal.BoundedCall;
+import dev.fenceguard.firestore.internal.FirestoreHandle;
+import dev.fenceguard.firestore.internal.FirestoreHandle.Step;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
  * A lock backend on Google Cloud Firestore: one document per lock key; each operation reads the
- * document and writes it back only if it is unchanged.
+ * document and writes it back only if it is unchanged. Get it from {@link FenceGuardFirestore#lockBackend()}.
  *
  * <pre>{@code
- * LockClient locks = LockClient.of(FirestoreLockBackend.builder(firestore).withCollection("locks").build());
+ * FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(firestore).withLockCollection("locks").build();
+ * LockClient locks = LockClient.of(fenceGuard.lockBackend());
  * }</pre>
  *
  * <p><b>Clock.</b> Expiry is judged by Firestore's clock, never the client's. A write cannot read the
@@ -59,8 +55,9 @@ import java.util.concurrent.CompletionStage;
  * write succeeds only if nobody changed the document since the read, which is what a read-write
  * transaction on this one document guarantees, in the same two round trips but without the locks a
  * transaction takes (under contention those made the emulator time out waiting for locks). A lost
- * race re-reads and decides again, up to {@link Builder#withTransactionAttempts} times; an acquire
- * that keeps losing reports the key as held. Thread-safe.
+ * race re-reads and decides again, up to {@link FenceGuardFirestore.Builder#withWriteAttempts} times; an
+ * acquire that keeps losing reports the key as held. The fenced writes of the same
+ * {@link FenceGuardFirestore} work the same way. Immutable and thread-safe.
  *
  * <p><b>Asynchronous and bounded.</b> Every method returns at once and no thread waits for Firestore:
  * each RPC is sent from the SDK's callback of the one before. The {@code timeout} of a call is one
@@ -80,17 +77,12 @@ public final class FirestoreLockBackend implements LockBackend {
     static final String EXPIRES = "expiresAtMillis";
     static final String ACQUIRED = "acquiredAtMillis";
 
+    private final FirestoreHandle firestore;
     private final CollectionReference collection;
-    private final int attempts;
 
-    private FirestoreLockBackend(Builder b) {
-        this.collection = b.db.collection(b.collection);
-        this.attempts = b.attempts;
-    }
-
-    /** A backend on {@code db}; default collection {@code fence_guard_locks}. */
-    public static Builder builder(Firestore db) {
-        return new Builder(db);
+    FirestoreLockBackend(FirestoreHandle firestore, String collection) {
+        this.firestore = firestore;
+        this.collection = firestore.db().collection(collection);
     }
 
     @Override
@@ -106,15 +98,10 @@ public final class FirestoreLockBackend implements LockBackend {
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         DocumentReference doc = doc(key);
-        return BoundedCall.<Optional<Grant>>start(key.value(), "acquire", timeout, call -> acquire(call, doc, key, lockId, ttl, 1));
-    }
-
-    private void acquire(BoundedCall<Optional<Grant>> call, DocumentReference doc, LockKey key, LockId lockId, Duration ttl, int attempt) {
-        call.send(doc::get, s -> {
+        return firestore.readThenWrite(key.value(), "acquire", timeout, doc, s -> {
             long now = serverMillis(s, key);
             if (live(s, now)) {
-                call.complete(Optional.empty());
-                return;
+                return Step.finish(Optional.empty());
             }
             long last = s.exists() && s.getLong(FENCE) != null ? s.getLong(FENCE) : 0;
             if (last >= FenceToken.MAX_VALUE) {
@@ -128,78 +115,44 @@ public final class FirestoreLockBackend implements LockBackend {
             data.put(LOCK_ID, lockId.value());
             data.put(EXPIRES, expires);
             data.put(ACQUIRED, now);
-            call.sendConditional(() -> write(doc, s, data), written -> {
-                if (written) {
-                    call.complete(Optional.of(new Grant(last + 1, Instant.ofEpochMilli(expires))));
-                } else if (attempt < attempts) {
-                    acquire(call, doc, key, lockId, ttl, attempt + 1);
-                } else {
-                    call.complete(Optional.empty()); // others kept changing the document: it is contended right now
-                }
-            });
-        });
+            return Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, data),
+                    Optional.of(new Grant(last + 1, Instant.ofEpochMilli(expires))));
+        }, Optional::empty); // others kept changing the document: it is contended right now
     }
 
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
         DocumentReference doc = doc(key);
-        return BoundedCall.<Boolean>start(key.value(), "release", timeout, call -> release(call, doc, key, lockId, 1));
-    }
-
-    private void release(BoundedCall<Boolean> call, DocumentReference doc, LockKey key, LockId lockId, int attempt) {
-        call.send(doc::get, s -> {
-            if (!heldBy(s, lockId, serverMillis(s, key))) {
-                call.complete(false);
-                return;
-            }
-            call.sendConditional(() -> write(doc, s, Map.of(LOCK_ID, FieldValue.delete(), EXPIRES, FieldValue.delete())), written -> {
-                if (written) {
-                    call.complete(true);
-                } else if (attempt < attempts) {
-                    release(call, doc, key, lockId, attempt + 1);
-                } else {
-                    call.fail(new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "release lost " + attempts + " races in a row"));
-                }
-            });
-        });
+        return firestore.readThenWrite(key.value(), "release", timeout, doc, s -> heldBy(s, lockId, serverMillis(s, key))
+                ? Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, Map.of(LOCK_ID, FieldValue.delete(), EXPIRES,
+                        FieldValue.delete())), true)
+                : Step.finish(false), () -> lostRaces(key, "release"));
     }
 
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         DocumentReference doc = doc(key);
-        return BoundedCall.<Optional<Instant>>start(key.value(), "extend", timeout, call -> extend(call, doc, key, lockId, ttl, 1));
-    }
-
-    private void extend(BoundedCall<Optional<Instant>> call, DocumentReference doc, LockKey key, LockId lockId, Duration ttl, int attempt) {
-        call.send(doc::get, s -> {
+        return firestore.readThenWrite(key.value(), "extend", timeout, doc, s -> {
             long now = serverMillis(s, key);
             if (!heldBy(s, lockId, now)) {
-                call.complete(Optional.empty());
-                return;
+                return Step.finish(Optional.empty());
             }
             long expires = now + ttl.toMillis();
-            call.sendConditional(() -> write(doc, s, Map.of(EXPIRES, expires)), written -> {
-                if (written) {
-                    call.complete(Optional.of(Instant.ofEpochMilli(expires)));
-                } else if (attempt < attempts) {
-                    extend(call, doc, key, lockId, ttl, attempt + 1);
-                } else {
-                    call.fail(new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "extend lost " + attempts + " races in a row"));
-                }
-            });
-        });
+            return Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, Map.of(EXPIRES, expires)),
+                    Optional.of(Instant.ofEpochMilli(expires)));
+        }, () -> lostRaces(key, "extend"));
     }
 
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-        DocumentReference doc = doc(key);
-        return BoundedCall.<Optional<LockInfo>>start(key.value(), "lookup", timeout, call -> call.send(doc::get, s -> {
-            if (!live(s, serverMillis(s, key))) {
-                call.complete(Optional.empty());
-                return;
-            }
-            call.complete(Optional.of(new LockInfo(key, FenceToken.of(s.getLong(FENCE)), Instant.ofEpochMilli(s.getLong(EXPIRES)))));
-        }));
+        return firestore.readThenWrite(key.value(), "lookup", timeout, doc(key), s -> Step.finish(live(s, serverMillis(s, key))
+                ? Optional.of(new LockInfo(key, FenceToken.of(s.getLong(FENCE)), Instant.ofEpochMilli(s.getLong(EXPIRES))))
+                : Optional.empty()), Optional::empty);
+    }
+
+    private <T> T lostRaces(LockKey key, String operation) {
+        throw new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), operation + " lost " + firestore.attempts()
+                + " races in a row");
     }
 
     /**
@@ -212,16 +165,6 @@ public final class FirestoreLockBackend implements LockBackend {
             throw new FenceGuardException(ErrorCode.INTERNAL, key.value(), "Firestore returned no read time; cannot judge expiry");
         }
         return Math.addExact(Math.multiplyExact(t.getSeconds(), 1000L), t.getNanos() / 1_000_000);
-    }
-
-    /**
-     * Writes {@code data} only if the document is still as read: {@code create} when it did not exist,
-     * else {@code update} with an update-time precondition. Equivalent to a read-write transaction on
-     * this one document, without its locks. Its failing precondition is a lost race (see
-     * {@link BoundedCall#sendConditional}).
-     */
-    private static ApiFuture<WriteResult> write(DocumentReference doc, DocumentSnapshot read, Map<String, Object> data) {
-        return read.exists() ? doc.update(data, Precondition.updatedAt(read.getUpdateTime())) : doc.create(data);
     }
 
     private DocumentReference doc(LockKey key) {
@@ -243,78 +186,5 @@ public final class FirestoreLockBackend implements LockBackend {
     @Override
     public String toString() {
         return "FirestoreLockBackend[" + collection.getPath() + "]";
-    }
-
-    /** Options for a {@link FirestoreLockBackend}. Not thread-safe. */
-    public static final class Builder {
-        private final Firestore db;
-        private String collection = "fence_guard_locks";
-        private int attempts = 25;
-
-        private Builder(Firestore db) {
-            this.db = Objects.requireNonNull(db, "db");
-        }
-
-        /**
-         * The collection holding lock documents; default {@code fence_guard_locks}.
-         *
-         * @throws IllegalArgumentException if empty, containing {@code /}, {@code .}/{@code ..}, or {@code __.*__}
-         */
-        public Builder withCollection(String collection) {
-            Objects.requireNonNull(collection, "collection");
-            if (collection.isEmpty() || collection.contains("/") || collection.equals(".") || collection.equals("..")
-                    || collection.matches("__.*__") || collection.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 1500) {
-                throw new IllegalArgumentException("collection must be a single Firestore collection id (no '/', not '.' or '..',"
-                        + " not __x__, at most 1500 bytes), was '" + collection + "'");
-            }
-            this.collection = collection;
-            return this;
-        }
-
-        /**
-         * Ignored: expiry is judged by Firestore's read time, so client clocks need no allowance. Earlier
-         * versions judged it by the client clock and kept others out for this long after the expiry.
-         * The argument is still checked so that a configuration that was invalid stays invalid.
-         *
-         * @deprecated no client clock is used any more; remove the call. To be removed before 1.0.
-         * @throws IllegalArgumentException if negative, sub-millisecond or above 1 minute
-         */
-        @Deprecated(forRemoval = true)
-        public Builder withClockSkewAllowance(Duration skew) {
-            Objects.requireNonNull(skew, "skew");
-            if (skew.isNegative() || skew.getNano() % 1_000_000 != 0 || skew.compareTo(Duration.ofMinutes(1)) > 0) {
-                throw new IllegalArgumentException("clock skew allowance must be whole milliseconds from 0 to 1 minute, was " + skew);
-            }
-            return this;
-        }
-
-        /**
-         * Test seam, not API: the client's wall clock. The backend never reads it (see "Clock" in the
-         * class comment); tests hand it a clock minutes off to show that it does not matter.
-         */
-        Builder withTimeSource(TimeSource time) {
-            Objects.requireNonNull(time, "time");
-            return this;
-        }
-
-        /**
-         * How often an operation re-reads after losing a race to another writer; default 25.
-         *
-         * @throws IllegalArgumentException if below 1
-         */
-        public Builder withTransactionAttempts(int attempts) {
-            if (attempts < 1) {
-                throw new IllegalArgumentException("transaction attempts must be at least 1, was " + attempts);
-            }
-            this.attempts = attempts;
-            return this;
-        }
-
-        public FirestoreLockBackend build() {
-            Builder copy = new Builder(db);
-            copy.collection = collection;
-            copy.attempts = attempts;
-            return new FirestoreLockBackend(copy);
-        }
     }
 }

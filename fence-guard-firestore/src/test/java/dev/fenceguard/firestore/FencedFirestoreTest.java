@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.cloud.firestore.DocumentReference;
+import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Firestore;
 import dev.fenceguard.core.FenceEncoding;
 import dev.fenceguard.core.FencePolicy;
@@ -16,6 +17,7 @@ import dev.fenceguard.core.WriteOutcome.Applied;
 import dev.fenceguard.core.WriteOutcome.NotFound;
 import dev.fenceguard.core.WriteOutcome.Stale;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -23,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class FencedFirestoreTest {
 
     private static final Firestore DB = Emulator.newProject("fenced");
-    private static final FencedFirestore FENCED = FencedFirestore.builder(DB).withMetrics(LockMetrics.none()).build();
+    private static final FencedFirestore FENCED = FenceGuardFirestore.builder(DB).withMetrics(LockMetrics.none()).build().fencedWrites();
 
     @AfterAll
     static void close() throws Exception {
@@ -128,7 +130,8 @@ class FencedFirestoreTest {
 
     @Test
     void strictPolicyRefusesTheTombstonesOwnFence() throws Exception {
-        FencedFirestore strict = FencedFirestore.builder(DB).withPolicy(FencePolicy.STRICTLY_NEWER).withMetrics(LockMetrics.none()).build();
+        FencedFirestore strict = FenceGuardFirestore.builder(DB).withMetrics(LockMetrics.none()).build()
+                .fencedWrites(FencePolicy.STRICTLY_NEWER);
         DocumentReference doc = DB.collection("rule").document("strict-tomb");
         assertThat(strict.delete(doc, f(5))).isInstanceOf(Applied.class);
         assertThat(strict.delete(doc, f(5))).isInstanceOf(Stale.class);
@@ -141,8 +144,8 @@ class FencedFirestoreTest {
 
     @Test
     void strictPolicyAndTextEncoding() throws Exception {
-        FencedFirestore strictText = FencedFirestore.builder(DB).withPolicy(FencePolicy.STRICTLY_NEWER)
-                .withEncoding(FenceEncoding.TEXT).withMetrics(LockMetrics.none()).build();
+        FencedFirestore strictText = FenceGuardFirestore.builder(DB).withEncoding(FenceEncoding.TEXT).withMetrics(LockMetrics.none())
+                .build().fencedWrites(FencePolicy.STRICTLY_NEWER);
         DocumentReference doc = DB.collection("charges").document("c1");
         assertThat(strictText.set(doc, f(42), Map.of("charged", true))).isInstanceOf(Applied.class);
         assertThat(data(doc)).containsEntry("_fence", "000000000000042");
@@ -213,7 +216,7 @@ class FencedFirestoreTest {
 
     @Test
     void aZombieIsRefusedEndToEnd() throws Exception {
-        LockClient locks = LockClient.builder(FirestoreLockBackend.builder(DB).build())
+        LockClient locks = LockClient.builder(FenceGuardFirestore.builder(DB).build().lockBackend())
                 .withMetrics(LockMetrics.none()).build();
         DocumentReference order = DB.collection("orders").document("42");
         order.set(Map.of("status", "new")).get();
@@ -230,12 +233,78 @@ class FencedFirestoreTest {
     @Test
     void badInputFailsBeforeAnyIo() throws Exception {
         DocumentReference doc = DB.collection("orders").document("bad");
+        AsyncFencedFirestore async = FENCED.async();
         assertThatThrownBy(() -> FENCED.update(doc, f(1), Map.of())).hasMessage("fields must not be empty");
+        assertThatThrownBy(() -> async.update(doc, f(1), Map.of())).as("the asynchronous face throws at the call")
+                .hasMessage("fields must not be empty");
         assertThatThrownBy(() -> FENCED.set(doc, f(1), Map.of("_fence", 9L))).hasMessageContaining("fence-guard sets it");
+        assertThatThrownBy(() -> async.set(doc, f(1), Map.of("_fence", 9L))).hasMessageContaining("fence-guard sets it");
         assertThatThrownBy(() -> FENCED.set(doc, f(1), Map.of("_deleted", false))).hasMessageContaining("fence-guard sets it");
         assertThatThrownBy(() -> FENCED.update(doc, f(1), Map.of("_fence.x", 1L))).hasMessageContaining("'_fence.x'");
         assertThatThrownBy(() -> FENCED.update(doc, f(1), Map.of("_deleted.x", 1L))).hasMessageContaining("'_deleted.x'");
-        assertThatThrownBy(() -> FencedFirestore.builder(DB).withFenceField("_deleted")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> async.set(doc, f(1), Map.of("a", FieldValue.delete())))
+                .hasMessage("a fenced set replaces the whole document: leave field 'a' out instead of passing FieldValue.delete()");
+        assertThatThrownBy(() -> async.claim(null, f(1))).isInstanceOf(NullPointerException.class).hasMessage("doc");
+        assertThatThrownBy(() -> async.delete(doc, null)).isInstanceOf(NullPointerException.class).hasMessage("fence");
+        assertThatThrownBy(() -> async.update(doc, f(1), null)).isInstanceOf(NullPointerException.class).hasMessage("fields");
+        assertThatThrownBy(() -> FenceGuardFirestore.builder(DB).withFenceField("_deleted")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("fenceField must be non-empty and differ from deletedField '_deleted', was '_deleted'");
         assertThat(doc.get().get().exists()).as("nothing was written").isFalse();
+    }
+
+    @Test
+    void aFencedSetReplacesTheDocumentExactlyAsFirestoresSetDoes() throws Exception {
+        DocumentReference doc = DB.collection("replace").document("r");
+        doc.set(Map.of("old", 1L, "nested", Map.of("x", 1L, "y", 2L), "n", 5L)).get();
+        assertThat(FENCED.set(doc, f(1), Map.of("a.b", "literal", "nested", Map.of("x", 3L)))).isInstanceOf(Applied.class);
+        assertThat(data(doc)).as("old fields gone, nested map replaced, a dotted name is one field")
+                .isEqualTo(Map.of("a.b", "literal", "nested", Map.of("x", 3L), "_fence", 1L));
+        doc.update(Map.of("n", 5L)).get();
+        assertThat(FENCED.async().set(doc, f(1), Map.of("n", FieldValue.increment(1))).toCompletableFuture().get())
+                .isInstanceOf(Applied.class);
+        assertThat(data(doc)).as("a transform starts from nothing, as in set()").isEqualTo(Map.of("n", 1L, "_fence", 1L));
+        DocumentReference fresh = DB.collection("replace").document("fresh");
+        assertThat(FENCED.set(fresh, f(2), Map.of("at", FieldValue.serverTimestamp(), "n", FieldValue.increment(2)))).isInstanceOf(Applied.class);
+        assertThat(data(fresh)).containsEntry("n", 2L).containsEntry("_fence", 2L).containsKey("at");
+    }
+
+    /** An outcome without its resource, to compare the two faces' outcomes on two documents. */
+    private static String outcome(WriteOutcome o) {
+        return switch (o) {
+            case Applied a -> "Applied(" + a.fence() + ")";
+            case Stale s -> "Stale(" + s.presentedFence() + " < " + s.currentFence() + ")";
+            case NotFound n -> "NotFound";
+        };
+    }
+
+    private static DocumentReference prepared(String state, String id) throws Exception {
+        DocumentReference doc = DB.collection("faces").document(id);
+        switch (state) {
+            case "live" -> doc.set(Map.of("status", "new", "_fence", 5L)).get();
+            case "tombstone" -> doc.set(tombstone(5)).get();
+            default -> { } // never existed
+        }
+        return doc;
+    }
+
+    @Test
+    void theAsynchronousFaceGivesTheBlockingFacesOutcomesAndDocuments() throws Exception {
+        for (FencePolicy policy : FencePolicy.values()) {
+            FencedFirestore fenced = FenceGuardFirestore.builder(DB).withMetrics(LockMetrics.none()).build().fencedWrites(policy);
+            for (FencedCall op : FencedCall.values()) {
+                for (String state : List.of("live", "tombstone", "never")) {
+                    for (long fence = 4; fence <= 6; fence++) { // older, same and newer than the stored 5
+                        String id = policy + "-" + op + "-" + state + "-" + fence;
+                        DocumentReference viaBlocking = prepared(state, "b-" + id);
+                        DocumentReference viaAsync = prepared(state, "a-" + id);
+                        WriteOutcome blocking = op.on(fenced, viaBlocking, f(fence));
+                        WriteOutcome async = op.on(fenced.async(), viaAsync, f(fence)).toCompletableFuture().get();
+                        assertThat(outcome(async)).as(id).isEqualTo(outcome(blocking));
+                        assertThat(async.resource()).isEqualTo(viaAsync.getPath());
+                        assertThat(viaAsync.get().get().getData()).as(id).isEqualTo(viaBlocking.get().get().getData());
+                    }
+                }
+            }
+        }
     }
 }

@@ -18,7 +18,7 @@ class FirestoreBackendContractTest extends LockBackendContract {
 
     @Override
     protected LockBackend backend() {
-        return FirestoreLockBackend.builder(DB).build();
+        return FenceGuardFirestore.builder(DB).build().lockBackend();
     }
 
     @Override

@@ -9,7 +9,7 @@ import java.time.Duration;
 class FirestoreBackendProperties extends LockBackendProperties {
 
     private static final Firestore DB = Emulator.newProject("props");
-    private static final FirestoreLockBackend BACKEND = FirestoreLockBackend.builder(DB).build();
+    private static final FirestoreLockBackend BACKEND = FenceGuardFirestore.builder(DB).build().lockBackend();
 
     @Override
     protected LockBackend backend() {

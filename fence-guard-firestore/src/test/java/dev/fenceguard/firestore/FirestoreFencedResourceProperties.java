@@ -1,5 +1,6 @@
 package dev.fenceguard.firestore;
 
+import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.Firestore;
 import dev.fenceguard.core.FenceToken;
@@ -8,33 +9,40 @@ import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.testkit.FencedResourceProperties;
 import java.util.EnumSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.Optional;
+import java.util.Set;
 
-/** The fenced-resource template on FencedFirestore update, set and delete (tombstones) over the emulator. */
+/**
+ * The fenced-resource template on FencedFirestore update, set and delete (tombstones) over the emulator,
+ * through the blocking face; {@link FirestoreAsyncFencedResourceProperties} runs it through the asynchronous face.
+ */
 class FirestoreFencedResourceProperties extends FencedResourceProperties {
 
-    private static final Firestore DB = Emulator.newProject("resprops");
-    private static final FencedFirestore FENCED = FencedFirestore.builder(DB).withMetrics(LockMetrics.none()).build();
+    static final Firestore DB = Emulator.newProject("resprops");
+    static final FencedFirestore FENCED = FenceGuardFirestore.builder(DB).withMetrics(LockMetrics.none()).build().fencedWrites();
+
+    static DocumentReference doc(String id) {
+        return DB.collection("resources").document(id);
+    }
 
     @Override
     protected void create(String id) throws Exception {
-        DB.collection("resources").document(id).set(Map.of("value", initialValue())).get();
+        doc(id).set(Map.of("value", initialValue())).get();
     }
 
     @Override
-    protected WriteOutcome write(String id, FenceToken fence, String value, Pause pause) {
-        return FENCED.update(DB.collection("resources").document(id), fence, Map.of("value", value));
+    protected WriteOutcome write(String id, FenceToken fence, String value, Pause pause) throws Exception {
+        return FENCED.update(doc(id), fence, Map.of("value", value));
     }
 
     @Override
-    protected WriteOutcome upsert(String id, FenceToken fence, String value, Pause pause) {
-        return FENCED.set(DB.collection("resources").document(id), fence, Map.of("value", value));
+    protected WriteOutcome upsert(String id, FenceToken fence, String value, Pause pause) throws Exception {
+        return FENCED.set(doc(id), fence, Map.of("value", value));
     }
 
     @Override
-    protected WriteOutcome delete(String id, FenceToken fence, Pause pause) {
-        return FENCED.delete(DB.collection("resources").document(id), fence);
+    protected WriteOutcome delete(String id, FenceToken fence, Pause pause) throws Exception {
+        return FENCED.delete(doc(id), fence);
     }
 
     @Override
@@ -44,7 +52,7 @@ class FirestoreFencedResourceProperties extends FencedResourceProperties {
 
     @Override
     protected Optional<String> read(String id) throws Exception {
-        DocumentSnapshot doc = DB.collection("resources").document(id).get().get();
+        DocumentSnapshot doc = doc(id).get().get();
         return doc.exists() && !Boolean.TRUE.equals(doc.getBoolean("_deleted")) ? Optional.ofNullable(doc.getString("value"))
                 : Optional.empty();
     }

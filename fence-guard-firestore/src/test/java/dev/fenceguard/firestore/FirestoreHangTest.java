@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.api.gax.grpc.InstantiatingGrpcChannelProvider;
+import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.FirestoreOptions;
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockId;
@@ -15,6 +17,8 @@ import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockListener;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.WriteOutcome.Applied;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.testkit.BlockingBackend;
@@ -31,6 +35,7 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,10 +43,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -99,37 +106,43 @@ class FirestoreHangTest {
 
     @Test
     void aCallToAHungFirestoreFailsWithTimeoutAtItsDeadlineAndLeavesNoRpcOut() throws Exception {
-        FirestoreLockBackend backend = FirestoreLockBackend.builder(db).build();
+        FirestoreLockBackend backend = FenceGuardFirestore.builder(db).build().lockBackend();
         BlockingBackend blocking = new BlockingBackend(backend, Duration.ofMillis(400));
         LockKey key = LockKey.of("direct");
         LockId id = LockId.random();
         assertThat(BlockingBackend.of(backend).tryAcquire(key, id, Duration.ofSeconds(30))).as("connects and acquires").isPresent();
         proxy.hang();
         for (String op : List.of("acquire", "extend", "release", "lookup")) {
-            long sent = System.nanoTime();
-            assertThatThrownBy(() -> {
+            assertFailsWithTimeoutAtTheDeadlineAndCancelsItsRpc(op, "direct", op, () -> {
                 switch (op) {
                     case "acquire" -> blocking.tryAcquire(key, LockId.random(), Duration.ofSeconds(30));
                     case "extend" -> blocking.extend(key, id, Duration.ofSeconds(30));
                     case "release" -> blocking.release(key, id);
                     default -> blocking.lookup(key);
                 }
-            }).as(op).isInstanceOfSatisfying(FenceGuardException.class, e -> {
-                assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
-                assertThat(e.key()).contains("direct");
-                assertThat(e.getMessage()).contains(op);
             });
-            long took = System.nanoTime() - sent;
-            assertThat(Duration.ofNanos(took)).as("%s gave up at its deadline", op)
-                    .isBetween(Duration.ofMillis(400), Duration.ofMillis(400).plusNanos(SLACK_NANOS));
-            assertThat(calls.awaitNoneOpen(Duration.ofSeconds(2))).as("%s: the hung RPC was cancelled", op).isTrue();
         }
         assertThat(calls.withoutDeadline()).as("RPCs sent without a deadline").isEmpty();
     }
 
+    /** {@code call}, made to the hung proxy with a 400 ms bound, fails with TIMEOUT at that bound, and its RPC ends. */
+    private void assertFailsWithTimeoutAtTheDeadlineAndCancelsItsRpc(String what, String subject, String operation,
+            ThrowingCallable call) throws InterruptedException {
+        long sent = System.nanoTime();
+        assertThatThrownBy(call).as(what).isInstanceOfSatisfying(FenceGuardException.class, e -> {
+            assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
+            assertThat(e.key()).contains(subject);
+            assertThat(e.getMessage()).contains(operation);
+        });
+        long took = System.nanoTime() - sent;
+        assertThat(Duration.ofNanos(took)).as("%s gave up at its deadline", what)
+                .isBetween(Duration.ofMillis(400), Duration.ofMillis(400).plusNanos(SLACK_NANOS));
+        assertThat(calls.awaitNoneOpen(Duration.ofSeconds(2))).as("%s: the hung RPC was cancelled", what).isTrue();
+    }
+
     @Test
     void everyRpcCarriesTheTimeLeftOfItsCallAsItsDeadline() {
-        FirestoreLockBackend backend = FirestoreLockBackend.builder(db).build();
+        FirestoreLockBackend backend = FenceGuardFirestore.builder(db).build().lockBackend();
         // Generous: the emulator on a loaded 2-core machine once took over 3 s for an acquire (seen in 1 of 20 runs).
         BlockingBackend blocking = new BlockingBackend(backend, Duration.ofSeconds(20));
         LockKey key = LockKey.of("deadline");
@@ -144,6 +157,70 @@ class FirestoreHangTest {
         assertThat(calls.longestDeadline()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(20_100).toNanos());
     }
 
+    @Test
+    void aFencedWriteToAHungFirestoreFailsWithTimeoutAtItsDeadlineOnBothFacesAndLeavesNoRpcOut() throws Exception {
+        DocumentReference doc = db.collection("orders").document("hung");
+        // a generous budget for the write that connects; the bounded ones below get 400 ms
+        assertThat(fencedWrites(Duration.ofSeconds(20)).set(doc, FenceToken.of(1), Map.of("status", "new"))).isInstanceOf(Applied.class);
+        FencedFirestore fenced = fencedWrites(Duration.ofMillis(400));
+        proxy.hang();
+        for (FencedCall op : FencedCall.values()) {
+            for (boolean async : new boolean[] {false, true}) {
+                String what = op.label() + (async ? " (asynchronous)" : " (blocking)");
+                assertFailsWithTimeoutAtTheDeadlineAndCancelsItsRpc(what, doc.getPath(), op.label(), () -> {
+                    if (!async) {
+                        op.on(fenced, doc, FenceToken.of(2));
+                        return;
+                    }
+                    try {
+                        op.on(fenced.async(), doc, FenceToken.of(2)).toCompletableFuture().get();
+                    } catch (ExecutionException e) {
+                        throw e.getCause();
+                    }
+                });
+            }
+        }
+        assertThat(calls.withoutDeadline()).as("RPCs sent without a deadline").isEmpty();
+    }
+
+    @Test
+    void everyFencedWriteRpcCarriesTheTimeLeftOfItsCallAsItsDeadline() throws Exception {
+        FencedFirestore fenced = fencedWrites(Duration.ofSeconds(20));
+        DocumentReference doc = db.collection("orders").document("deadline");
+        for (FencedCall op : List.of(FencedCall.SET, FencedCall.UPDATE, FencedCall.CLAIM, FencedCall.DELETE)) {
+            assertThat(op.on(fenced, doc, FenceToken.of(2))).as(op.label()).isInstanceOf(Applied.class);
+        }
+        assertThat(calls.started.get()).as("a read and a conditional write per call").isEqualTo(8);
+        assertThat(calls.withoutDeadline()).isEmpty();
+        assertThat(calls.longestDeadline()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(20_100).toNanos());
+    }
+
+    @Test
+    void asynchronousFencedWritesWaitingOnAHungFirestoreHoldNoThreadAndACancelEndsTheirRpcs() throws Exception {
+        FencedFirestore fenced = fencedWrites(Duration.ofMinutes(5)); // they wait until the test cancels them
+        DocumentReference warm = db.collection("orders").document("warm");
+        assertThat(fenced.set(warm, FenceToken.of(1), Map.of("status", "new"))).isInstanceOf(Applied.class);
+        int threadsBefore = Thread.getAllStackTraces().size();
+        proxy.hang();
+        int writers = 200;
+        List<CompletableFuture<WriteOutcome>> pending = new ArrayList<>();
+        for (int i = 0; i < writers; i++) {
+            pending.add(fenced.async().update(db.collection("orders").document("w" + i), FenceToken.of(2), Map.of("status", "paid"))
+                    .toCompletableFuture());
+        }
+        assertThat(calls.awaitOpen(writers, Duration.ofSeconds(10))).as("every write's read is out").isTrue();
+        assertThat(pending).noneMatch(CompletableFuture::isDone);
+        assertThat(fenceGuardThreadsWaiting()).as("threads parked in fence-guard code").isEmpty();
+        assertThat(Thread.getAllStackTraces().size() - threadsBefore).as("threads added while %d writes wait", writers)
+                .isLessThan(writers / 10);
+        pending.forEach(f -> f.cancel(false));
+        assertThat(calls.awaitNoneOpen(Duration.ofSeconds(5))).as("cancelling a write cancels its RPC").isTrue();
+    }
+
+    private FencedFirestore fencedWrites(Duration writeTimeout) {
+        return FenceGuardFirestore.builder(db).withWriteTimeout(writeTimeout).withMetrics(LockMetrics.none()).build().fencedWrites();
+    }
+
     private void leaseLossIsReportedInTimeWhen(java.util.function.Consumer<HangingProxy> fault) throws Exception {
         CountDownLatch renewed = new CountDownLatch(1);
         CountDownLatch lost = new CountDownLatch(1);
@@ -151,7 +228,7 @@ class FirestoreHangTest {
         AtomicReference<Throwable> lostCause = new AtomicReference<>();
         AtomicReference<Boolean> validWhenLost = new AtomicReference<>();
         AtomicReference<Boolean> isLostWhenReported = new AtomicReference<>();
-        LockBackend backend = new NotifyingBackend(FirestoreLockBackend.builder(db).build(), renewed);
+        LockBackend backend = new NotifyingBackend(FenceGuardFirestore.builder(db).build().lockBackend(), renewed);
         LockClient locks = LockClient.builder(backend)
                 .withMetrics(LockMetrics.none())
                 .withReleaseTimeout(RELEASE_TIMEOUT)
@@ -255,6 +332,18 @@ class FirestoreHangTest {
 
         long longestDeadline() {
             return deadlines.getOrDefault("max", 0L);
+        }
+
+        /** Waits (bounded) until {@code n} RPCs are out at once. */
+        boolean awaitOpen(int n, Duration limit) throws InterruptedException {
+            long end = System.nanoTime() + limit.toNanos();
+            while (open.get() < n) {
+                if (System.nanoTime() > end) {
+                    return false;
+                }
+                Thread.sleep(10);
+            }
+            return true;
         }
 
         /** Waits (bounded) for the cancelled RPCs to report closed: cancellation is asynchronous in gRPC. */

@@ -40,10 +40,10 @@ class FirestoreKeySpaceProperties {
     private static final String OTHER_LOCKS = "locks_b";
     private static final List<String> LOCK_COLLECTIONS = List.of(LockCollections.DEFAULT, OTHER_LOCKS);
     private static final List<String> LOCK_NAMES = List.of("orders", "fence", "k", "h", "a/b", "%2F", "__x__", "é", "0");
-    private static final FirestoreLockBackend DEFAULT_BACKEND = FirestoreLockBackend.builder(DB).build();
-    private static final FirestoreLockBackend OTHER_BACKEND = FirestoreLockBackend.builder(DB).withCollection(OTHER_LOCKS).build();
-    private static final FencedFirestore FENCED = FencedFirestore.builder(DB).withLockCollections(LOCK_COLLECTIONS.toArray(String[]::new))
-            .withMetrics(LockMetrics.none()).build();
+    private static final FirestoreLockBackend DEFAULT_BACKEND = FenceGuardFirestore.builder(DB).build().lockBackend();
+    private static final FirestoreLockBackend OTHER_BACKEND = FenceGuardFirestore.builder(DB).withLockCollection(OTHER_LOCKS).build().lockBackend();
+    private static final FencedFirestore FENCED = FenceGuardFirestore.builder(DB).withOtherLockCollections(OTHER_LOCKS)
+            .withMetrics(LockMetrics.none()).build().fencedWrites();
     private static final List<String> RESOURCES = List.of("res/r1", "res/gone", "tenants/t1/" + LockCollections.DEFAULT + "/korders",
             "res/r1/" + OTHER_LOCKS + "/korders");
     private static final List<String> PROTECTED = seed();

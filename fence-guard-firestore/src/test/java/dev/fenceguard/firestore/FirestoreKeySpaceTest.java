@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.FirestoreOptions;
+import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
@@ -29,7 +30,7 @@ class FirestoreKeySpaceTest {
 
     private static final Firestore DB = Emulator.newProject("keyspace");
     private static final Duration TTL = Duration.ofMinutes(5);
-    private static final FencedFirestore FENCED = FencedFirestore.builder(DB).withMetrics(LockMetrics.none()).build();
+    private static final FencedFirestore FENCED = FenceGuardFirestore.builder(DB).withMetrics(LockMetrics.none()).build().fencedWrites();
 
     @AfterAll
     static void close() throws Exception {
@@ -40,7 +41,10 @@ class FirestoreKeySpaceTest {
         return FenceToken.of(v);
     }
 
-    /** Every fenced call on {@code doc}, stand-alone and inside a transaction, each expected to be refused. */
+    /**
+     * Every fenced call on {@code doc}: stand-alone (the blocking and the asynchronous face, whose refusal
+     * is thrown at the call, not carried by the stage), then inside a transaction; each expected to be refused.
+     */
     private static List<ThrowingCallable> everyOperationOn(FencedFirestore target, DocumentReference doc, FenceToken fence) {
         Map<String, Object> fields = Map.of("fence", 1L, "lockId", "zombie", "expiresAtMillis", 0L);
         return List.of(
@@ -48,6 +52,10 @@ class FirestoreKeySpaceTest {
                 () -> target.update(doc, fence, fields),
                 () -> target.delete(doc, fence),
                 () -> target.claim(doc, fence),
+                () -> target.async().set(doc, fence, fields),
+                () -> target.async().update(doc, fence, fields),
+                () -> target.async().delete(doc, fence),
+                () -> target.async().claim(doc, fence),
                 () -> inTransaction(tx -> target.set(tx, doc, fence, fields)),
                 () -> inTransaction(tx -> target.update(tx, doc, fence, fields)),
                 () -> inTransaction(tx -> target.delete(tx, doc, fence)),
@@ -73,7 +81,7 @@ class FirestoreKeySpaceTest {
 
     @Test
     void everyFencedCallOnAHeldLocksDocumentIsRefusedAndItsFenceIsUntouched() throws Exception {
-        FirestoreLockBackend backend = FirestoreLockBackend.builder(DB).build();
+        FirestoreLockBackend backend = FenceGuardFirestore.builder(DB).build().lockBackend();
         LockClient locks = LockClient.of(backend);
         for (int i = 0; i < 4; i++) { // some fences issued, then one held
             locks.release(locks.tryAcquire("orders", TTL).orElseThrow());
@@ -96,21 +104,24 @@ class FirestoreKeySpaceTest {
 
     @Test
     void aLockDocumentThatDoesNotExistYetIsRefusedToo() throws Exception {
-        DocumentReference future = FirestoreLockBackend.builder(DB).build().documentOf("not-yet-locked");
+        DocumentReference future = FenceGuardFirestore.builder(DB).build().lockBackend().documentOf("not-yet-locked");
         assertEveryOperationRefuses(FENCED, future, f(900_000_000_000_000L));
         assertThat(future.get().get().exists()).as("no document, so no fence a later acquire would start from").isFalse();
     }
 
     @Test
-    void theDefaultLockCollectionIsTheBackendsDefault() {
-        assertThat(FirestoreLockBackend.builder(DB).build().documentOf("x").getParent().getId()).isEqualTo(LockCollections.DEFAULT);
+    void theDefaultLockCollectionIsTheDocumentedOne() {
+        // a storage-layout promise: existing lock documents live there
+        assertThat(FenceGuardFirestore.builder(DB).build().lockBackend().documentOf("x").getParent().getId()).isEqualTo("fence_guard_locks");
     }
 
     @Test
-    void namedLockCollectionsReplaceTheDefault() throws Exception {
-        FirestoreLockBackend a = FirestoreLockBackend.builder(DB).withCollection("locks_a").build();
-        FirestoreLockBackend b = FirestoreLockBackend.builder(DB).withCollection("locks_b").build();
-        FencedFirestore fenced = FencedFirestore.builder(DB).withLockCollections("locks_a", "locks_b").withMetrics(LockMetrics.none()).build();
+    void theOwnAndTheOtherNamedLockCollectionsAreRefusedAndOnlyThey() throws Exception {
+        FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(DB).withLockCollection("locks_a")
+                .withOtherLockCollections("locks_b").withMetrics(LockMetrics.none()).build();
+        FirestoreLockBackend a = fenceGuard.lockBackend();
+        FirestoreLockBackend b = FenceGuardFirestore.builder(DB).withLockCollection("locks_b").build().lockBackend();
+        FencedFirestore fenced = fenceGuard.fencedWrites();
         LockClient la = LockClient.of(a);
         Lease lease = la.tryAcquire("k", TTL).orElseThrow();
         assertEveryOperationRefuses(fenced, a.documentOf("k"), f(99));
@@ -125,16 +136,20 @@ class FirestoreKeySpaceTest {
     }
 
     @Test
-    void noLockCollectionsMeansNothingIsRefused() throws Exception {
-        FencedFirestore fenced = FencedFirestore.builder(DB).withLockCollections().withMetrics(LockMetrics.none()).build();
-        DocumentReference doc = DB.collection(LockCollections.DEFAULT).document("unguarded");
-        assertThat(fenced.claim(doc, f(1))).isInstanceOf(NotFound.class);
-        assertThat(doc.get().get().getData()).isEqualTo(Map.of("_fence", 1L, "_deleted", true));
+    void bothPoliciesRefuseTheLockCollectionAndNamingNoOtherCollectionsKeepsTheOwnOneRefused() throws Exception {
+        FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(DB).withOtherLockCollections().withMetrics(LockMetrics.none()).build();
+        DocumentReference lockDoc = fenceGuard.lockBackend().documentOf("orders");
+        for (FencePolicy policy : FencePolicy.values()) {
+            assertEveryOperationRefuses(fenceGuard.fencedWrites(policy), lockDoc, f(1));
+        }
+        DocumentReference other = DB.collection("locks_elsewhere").document("korders");
+        assertThat(fenceGuard.fencedWrites().claim(other, f(1))).as("a collection nobody named").isInstanceOf(NotFound.class);
+        assertThat(other.get().get().getData()).isEqualTo(Map.of("_fence", 1L, "_deleted", true));
     }
 
     @Test
     void documentsBeneathALockDocumentAreRefused() throws Exception {
-        FirestoreLockBackend backend = FirestoreLockBackend.builder(DB).build();
+        FirestoreLockBackend backend = FenceGuardFirestore.builder(DB).build().lockBackend();
         DocumentReference lockDoc = backend.documentOf("parent");
         assertEveryOperationRefuses(FENCED, lockDoc.collection("audit").document("1"), f(1));
         assertEveryOperationRefuses(FENCED, lockDoc.collection(LockCollections.DEFAULT).document("kparent"), f(1));
@@ -144,7 +159,7 @@ class FirestoreKeySpaceTest {
 
     @Test
     void aNestedCollectionNamedLikeALockCollectionIsAnOrdinaryResource() throws Exception {
-        FirestoreLockBackend backend = FirestoreLockBackend.builder(DB).build();
+        FirestoreLockBackend backend = FenceGuardFirestore.builder(DB).build().lockBackend();
         LockClient locks = LockClient.of(backend);
         Lease held = locks.tryAcquire("nested", TTL).orElseThrow();
         DocumentReference lockDoc = backend.documentOf("nested");
@@ -170,11 +185,11 @@ class FirestoreKeySpaceTest {
         // nothing listens on this port: a call that did any I/O would fail with UNAVAILABLE or hang, never throw this
         try (Firestore nowhere = FirestoreOptions.newBuilder().setProjectId("keyspace-offline").setEmulatorHost("127.0.0.1:" + Ports.free())
                 .setCredentials(new FirestoreOptions.EmulatorCredentials()).build().getService()) {
-            FencedFirestore fenced = FencedFirestore.builder(nowhere).build();
+            FencedFirestore fenced = FenceGuardFirestore.builder(nowhere).build().fencedWrites();
             DocumentReference lockDoc = nowhere.collection(LockCollections.DEFAULT).document("korders");
             // the bound only makes a regression fail in a minute rather than after the SDK's retries
             assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
-                for (ThrowingCallable op : everyOperationOn(fenced, lockDoc, f(1)).subList(0, 4)) { // the stand-alone calls
+                for (ThrowingCallable op : everyOperationOn(fenced, lockDoc, f(1)).subList(0, 8)) { // the stand-alone calls
                     assertThatThrownBy(op).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fence-guard's own key space");
                 }
             });
@@ -183,12 +198,14 @@ class FirestoreKeySpaceTest {
 
     @Test
     void lockCollectionNamesMustBeCollectionIds() {
-        FencedFirestore.Builder builder = FencedFirestore.builder(DB);
+        FenceGuardFirestore.Builder builder = FenceGuardFirestore.builder(DB);
         for (String bad : List.of("", "a/b", ".", "..", "__x__", "x".repeat(1501))) {
-            assertThatThrownBy(() -> builder.withLockCollections("ok", bad)).as("'%s'", bad)
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("single Firestore collection id");
+            assertThatThrownBy(() -> builder.withOtherLockCollections("ok", bad)).as("'%s'", bad)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("otherLockCollections must be a single Firestore collection id");
+            assertThatThrownBy(() -> builder.withLockCollection(bad)).as("'%s'", bad)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lockCollection must be a single Firestore collection id");
         }
-        assertThatThrownBy(() -> builder.withLockCollections("ok", null)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> builder.withLockCollections((String[]) null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> builder.withOtherLockCollections("ok", null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> builder.withOtherLockCollections((String[]) null)).isInstanceOf(NullPointerException.class);
     }
 }

@@ -42,7 +42,7 @@ class FirestoreLockBackendTest {
 
     @Test
     void eightThreadsContendingForOneKeyNeverShareItOrAFence() throws Exception {
-        BlockingBackend backend = BlockingBackend.of(FirestoreLockBackend.builder(DB).build());
+        BlockingBackend backend = BlockingBackend.of(FenceGuardFirestore.builder(DB).build().lockBackend());
         LockKey key = LockKey.of("hot");
         Map<String, LockId> holder = new ConcurrentHashMap<>();
         List<Long> fences = Collections.synchronizedList(new ArrayList<>());
@@ -99,7 +99,7 @@ class FirestoreLockBackendTest {
                 Thread.sleep(d);
             }
         };
-        return BlockingBackend.of(FirestoreLockBackend.builder(DB).withCollection(collection).withTimeSource(off).build());
+        return BlockingBackend.of(FenceGuardFirestore.builder(DB).withLockCollection(collection).withTimeSource(off).build().lockBackend());
     }
 
     /** Polls the server's read time (the clock the backend judges by) until it is past {@code instant}. */
@@ -182,7 +182,7 @@ class FirestoreLockBackendTest {
 
     @Test
     void adversarialKeysGetSafeDistinctDocuments() {
-        FirestoreLockBackend async = FirestoreLockBackend.builder(DB).withCollection("adversarial").build();
+        FirestoreLockBackend async = FenceGuardFirestore.builder(DB).withLockCollection("adversarial").build().lockBackend();
         BlockingBackend backend = BlockingBackend.of(async);
         List<String> keys = List.of("a/b", "a%2Fb", "/", "//", ".", "..", "__name__", "__x__", "k", "ka", "%", "%25",
                 "日本語/キー", "\uD83D\uDD12/\uD83D\uDD12", "/".repeat(512), "%".repeat(512), "/".repeat(511) + "a");
@@ -201,7 +201,7 @@ class FirestoreLockBackendTest {
 
     @Test
     void exhaustedKeysFailClearlyAndTakeNoLock() throws Exception {
-        FirestoreLockBackend backend = FirestoreLockBackend.builder(DB).withCollection("exhausted").build();
+        FirestoreLockBackend backend = FenceGuardFirestore.builder(DB).withLockCollection("exhausted").build().lockBackend();
         backend.documentOf("old").set(Map.of("key", "old", "fence", FenceToken.MAX_VALUE)).get();
         assertThatThrownBy(() -> BlockingBackend.of(backend).tryAcquire(LockKey.of("old"), LockId.random(), TTL))
                 .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.FENCE_EXHAUSTED));
@@ -220,13 +220,24 @@ class FirestoreLockBackendTest {
     }
 
     @Test
-    @SuppressWarnings("removal")
     void badOptionsAreRefused() {
-        assertThatThrownBy(() -> FirestoreLockBackend.builder(DB).withCollection("a/b")).hasMessageContaining("no '/'");
-        assertThatThrownBy(() -> FirestoreLockBackend.builder(DB).withCollection("__x__")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> FirestoreLockBackend.builder(DB).withTransactionAttempts(0)).hasMessageContaining("at least 1");
-        assertThatThrownBy(() -> FirestoreLockBackend.builder(DB).withClockSkewAllowance(Duration.ofMillis(-1)))
-                .as("the ignored option still refuses what it always refused").hasMessageContaining("clock skew allowance");
+        FenceGuardFirestore.Builder builder = FenceGuardFirestore.builder(DB);
+        assertThatThrownBy(() -> builder.withLockCollection("a/b")).hasMessage("lockCollection must be a single Firestore"
+                + " collection id (no '/', not '.' or '..', not __x__, at most 1500 bytes), was 'a/b'");
+        assertThatThrownBy(() -> builder.withLockCollection("__x__")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.withLockCollection(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> builder.withWriteAttempts(0)).hasMessage("writeAttempts must be at least 1, was 0");
+        assertThatThrownBy(() -> builder.withWriteTimeout(Duration.ZERO))
+                .hasMessage("writeTimeout must be between 1 ms and 10 minutes, was PT0S");
+        assertThatThrownBy(() -> builder.withWriteTimeout(Duration.ofMinutes(11))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.withDeletedField("_fence")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.withFenceField("")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.withFenceField("meta.fence"))
+                .hasMessage("fenceField must be a plain top-level field name (none of . ` ~ * / [ ]), was 'meta.fence'");
+        assertThatThrownBy(() -> builder.withDeletedField("a[0]")).hasMessageContaining("deletedField must be a plain top-level field name");
+        assertThatThrownBy(() -> FenceGuardFirestore.builder(null)).isInstanceOf(NullPointerException.class);
+        assertThat(builder.build().lockBackend().documentOf("k").getParent().getId()).as("nothing changed by the refusals")
+                .isEqualTo("fence_guard_locks");
     }
 
     private static ErrorCode code(Status status) {

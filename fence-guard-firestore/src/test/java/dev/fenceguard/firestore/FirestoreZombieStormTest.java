@@ -33,8 +33,8 @@ class FirestoreZombieStormTest {
     private static ZombieStorm storm(Firestore db, String name, int attempts) throws Exception {
         DocumentReference counter = db.collection("counters").document(name);
         counter.set(Map.of("n", 0L)).get();
-        FencedFirestore fenced = FencedFirestore.builder(db).withMetrics(LockMetrics.none()).build();
-        LockClient locks = LockClient.builder(FirestoreLockBackend.builder(db).build())
+        FencedFirestore fenced = FenceGuardFirestore.builder(db).withMetrics(LockMetrics.none()).build().fencedWrites();
+        LockClient locks = LockClient.builder(FenceGuardFirestore.builder(db).build().lockBackend())
                 .withMetrics(LockMetrics.none()).withBackoff(Duration.ofMillis(2), Duration.ofMillis(100)).build();
         return ZombieStorm.builder(locks, "counter:" + name, new ZombieStorm.FencedCounter() {
             @Override

@@ -6,6 +6,10 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.core.internal.SqlIdentifiers;
+import dev.fenceguard.jdbc.internal.FencedStatements;
+import dev.fenceguard.jdbc.internal.FencingDialect;
+import dev.fenceguard.jdbc.internal.PostgresFencing;
+import dev.fenceguard.jdbc.internal.WriteTarget;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -19,7 +23,6 @@ import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Name;
-import org.jooq.SQLDialect;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
@@ -60,27 +63,18 @@ import org.jooq.impl.SQLDataType;
  */
 public final class FencedTable {
 
-    private final Table<?> table;
-    private final Field<Object> key;
-    private final Field<Object> fence;
-    private final Optional<Field<Boolean>> tombstone;
+    private final FencedStatements statements;
     private final FencePolicy policy;
     private final FenceEncoding encoding;
-    private final LockMetrics metrics;
-    private final WriteRule rule;
-    private final String description;
 
     @SuppressWarnings("unchecked")
     private FencedTable(Builder b) {
-        this.table = b.table;
-        this.key = (Field<Object>) b.key;
-        this.fence = (Field<Object>) b.fence;
-        this.tombstone = Optional.ofNullable(b.tombstone);
         this.policy = b.policy;
         this.encoding = b.encoding;
-        this.metrics = b.metrics != null ? b.metrics : LockMetrics.automatic();
-        this.rule = new WriteRule(policy, encoding, metrics, "postgres");
-        this.description = String.join(".", b.table.getQualifiedName().getName());
+        FencingDialect dialect = PostgresFencing.INSTANCE;
+        WriteRule rule = new WriteRule(policy, encoding, b.metrics != null ? b.metrics : LockMetrics.automatic(), dialect.resourceType());
+        this.statements = new FencedStatements(b.table, (Field<Object>) b.key, (Field<Object>) b.fence, Optional.ofNullable(b.tombstone),
+                rule, dialect);
     }
 
     /**
@@ -121,7 +115,7 @@ public final class FencedTable {
 
     /** The table's qualified name, used to describe resources in outcomes. */
     public String name() {
-        return description;
+        return statements.name();
     }
 
     /**
@@ -131,34 +125,34 @@ public final class FencedTable {
      */
     public Condition admits(FenceToken presented) {
         Objects.requireNonNull(presented, "fence");
-        Field<Object> stored = DSL.coalesce(fence, DSL.val(rule.zero(), fence));
-        Field<Object> value = DSL.val(rule.encode(presented), fence);
-        return policy == FencePolicy.SAME_OR_NEWER ? stored.le(value) : stored.lt(value);
+        return statements.admits(DSL.val(fenceValue(presented), statements.fence()));
     }
 
     /** A condition that excludes tombstoned rows (TRUE when there is no tombstone column). */
     public Condition notDeleted() {
-        return tombstone.map(t -> DSL.coalesce(t, DSL.inline(false)).isFalse()).orElse(DSL.noCondition());
+        return statements.notDeleted();
     }
 
     /** The value to store in the fence column for {@code fence}: a {@code Long} or the 15-digit text. */
     public Object fenceValue(FenceToken fence) {
-        return rule.encode(fence);
+        return statements.rule().encode(fence);
     }
 
     /** Writes through {@code ctx}, in whatever transaction it runs (PostgreSQL dialect required). */
     public FencedWriter on(DSLContext ctx) {
         Objects.requireNonNull(ctx, "ctx");
-        if (ctx.dialect().family() != SQLDialect.POSTGRES) {
-            throw new IllegalArgumentException("fenced writes need the POSTGRES dialect, the DSLContext has " + ctx.dialect());
+        FencingDialect dialect = statements.dialect();
+        if (!dialect.accepts(ctx.dialect())) {
+            throw new IllegalArgumentException("fenced writes need the " + dialect.jooqDialect().family() + " dialect, the DSLContext has "
+                    + ctx.dialect());
         }
-        return new FencedWriter(this, FencedWriter.Executor.of(ctx));
+        return new FencedWriter(statements, WriteTarget.of(ctx, dialect), statements.rendering(ctx));
     }
 
     /** Writes on {@code connection}, inside its current transaction; never commits or rolls back. */
     public FencedWriter on(Connection connection) {
         Objects.requireNonNull(connection, "connection");
-        return new FencedWriter(this, FencedWriter.Executor.of(DSL.using(connection, SQLDialect.POSTGRES)));
+        return new FencedWriter(statements, WriteTarget.of(connection, statements.dialect()), statements.defaultRendering());
     }
 
     /**
@@ -166,36 +160,14 @@ public final class FencedTable {
      * returns (the backend commits if the pool hands out connections with auto-commit off).
      */
     public FencedWriter on(DataSource dataSource) {
-        return new FencedWriter(this, FencedWriter.Executor.of(Objects.requireNonNull(dataSource, "dataSource")));
-    }
-
-    // --- for FencedWriter ---
-
-    Table<?> table() {
-        return table;
-    }
-
-    Field<Object> key() {
-        return key;
-    }
-
-    Field<Object> fence() {
-        return fence;
-    }
-
-    Optional<Field<Boolean>> tombstone() {
-        return tombstone;
-    }
-
-    /** The shared write-rule kernel: encoding, judging, the stale-write metric. */
-    WriteRule rule() {
-        return rule;
+        Objects.requireNonNull(dataSource, "dataSource");
+        return new FencedWriter(statements, WriteTarget.of(dataSource, statements.dialect()), statements.defaultRendering());
     }
 
     @Override
     public String toString() {
-        return "FencedTable[" + description + ", key=" + key.getName() + ", fence=" + fence.getName() + ", " + policy + ", "
-                + encoding + tombstone.map(t -> ", tombstone=" + t.getName()).orElse("") + "]";
+        return "FencedTable[" + name() + ", key=" + statements.key().getName() + ", fence=" + statements.fence().getName() + ", "
+                + policy + ", " + encoding + statements.tombstone().map(t -> ", tombstone=" + t.getName()).orElse("") + "]";
     }
 
     /** The columns only a lock table has (DESIGN §3; {@code fence} is left out: it is a common fence column name). */

@@ -1,36 +1,33 @@
 package dev.fenceguard.jdbc;
 
+import static dev.fenceguard.jdbc.internal.FencedStatements.FIRST_VALUE;
+
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.core.spi.WriteRule;
-import dev.fenceguard.jdbc.internal.OwnConnection;
-import dev.fenceguard.jdbc.internal.PgErrors;
+import dev.fenceguard.jdbc.internal.FencedStatements;
+import dev.fenceguard.jdbc.internal.FencedStatements.Row;
+import dev.fenceguard.jdbc.internal.FencingDialect.TombstoneWrite;
+import dev.fenceguard.jdbc.internal.Session;
+import dev.fenceguard.jdbc.internal.SqlCauses;
+import dev.fenceguard.jdbc.internal.StatementShape;
+import dev.fenceguard.jdbc.internal.WriteTarget;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 import javax.sql.DataSource;
-import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
-import org.jooq.Name;
-import org.jooq.Query;
-import org.jooq.Record;
-import org.jooq.SQLDialect;
-import org.jooq.exception.DataAccessException;
-import org.jooq.impl.DSL;
-import org.postgresql.util.PSQLException;
 
 /**
  * Fenced writes to one {@link FencedTable} through one executor (a {@link DSLContext}, a
@@ -42,7 +39,15 @@ import org.postgresql.util.PSQLException;
  * to tell {@link WriteOutcome.Stale} from {@link WriteOutcome.NotFound}; for {@link #delete} and
  * {@link #claim} that second statement also records the fence on a tombstone when the key has no live
  * row. Database errors are thrown as {@link dev.fenceguard.core.FenceGuardException} with a code mapped
- * from the SQLSTATE.
+ * from the SQLSTATE found in the error's cause chain.
+ *
+ * <p>Statements are rendered once per table, operation and set of assigned columns, and run as prepared
+ * statements on the executor's connection, in its transaction. Values of plain JDBC types ({@code String},
+ * numbers, {@code Boolean}, {@code UUID}, {@code byte[]}, {@code java.time} dates and times) are bound by
+ * the driver directly; a value that needs jOOQ's binding (a column with a converter or a custom binding,
+ * {@code JSONB}, arrays, enums) makes its statement run through jOOQ. So a {@code DSLContext}'s
+ * {@code ExecuteListener}s see only the statements that run through jOOQ; its settings that change how
+ * names render (a schema mapping, quoting, name case) are applied.
  *
  * <p>Once a key has seen fence {@code f} (a write, a claim or a delete), no write with a lower fence
  * changes it, whether the row exists, was deleted or never existed; with {@link
@@ -55,12 +60,21 @@ public final class FencedWriter {
     private static final Map<Field<?>, Object> NO_VALUES = Map.of();
     private static final int MAX_ATTEMPTS = 5;
 
-    private final FencedTable t;
-    private final Executor executor;
+    /** The single-key writes; each differs only in its first statement and in what follows a miss. */
+    private enum Operation {
+        UPDATE, UPSERT, CLAIM, DELETE;
 
-    FencedWriter(FencedTable table, Executor executor) {
-        this.t = table;
-        this.executor = executor;
+        final String description = "fenced " + name().toLowerCase(Locale.ROOT);
+    }
+
+    private final FencedStatements t;
+    private final WriteTarget target;
+    private final FencedStatements.Rendering rendering;
+
+    FencedWriter(FencedStatements statements, WriteTarget target, FencedStatements.Rendering rendering) {
+        this.t = statements;
+        this.target = target;
+        this.rendering = rendering;
     }
 
     /**
@@ -76,15 +90,7 @@ public final class FencedWriter {
      * @throws IllegalArgumentException if an argument is invalid (before any SQL)
      */
     public WriteOutcome update(Object key, FenceToken fence, Assignments values) {
-        Object k = checkKey(key);
-        Objects.requireNonNull(fence, "fence");
-        Map<Field<?>, Object> set = checkValues(values);
-        String resource = resource(k);
-        return executor.run(resource, "fenced update", ctx -> {
-            int rows = ctx.update(t.table()).set(set).set(t.fence(), t.fenceValue(fence))
-                    .where(t.key().eq(k)).and(t.admits(fence)).and(t.notDeleted()).execute();
-            return rows == 1 ? new WriteOutcome.Applied(resource, fence.value()) : diagnose(ctx, k, fence, resource);
-        });
+        return write(Operation.UPDATE, key, fence, checked(values));
     }
 
     /**
@@ -111,7 +117,7 @@ public final class FencedWriter {
      *     names the column or constraint
      */
     public WriteOutcome claim(Object key, FenceToken fence) {
-        return claim(key, fence, NO_VALUES);
+        return write(Operation.CLAIM, key, fence, NO_VALUES);
     }
 
     /**
@@ -125,31 +131,8 @@ public final class FencedWriter {
      *     tombstone row; the message names the column or constraint
      */
     public WriteOutcome claim(Object key, FenceToken fence, Assignments placeholder) {
-        requireTombstone("claim with tombstone values");
-        return claim(key, fence, checkValues(placeholder));
-    }
-
-    private WriteOutcome claim(Object key, FenceToken fence, Map<Field<?>, Object> placeholder) {
-        Object k = checkKey(key);
-        Objects.requireNonNull(fence, "fence");
-        String resource = resource(k);
-        return executor.run(resource, "fenced claim", ctx -> {
-            for (int attempt = 1; ; attempt++) {
-                int rows = ctx.update(t.table()).set(t.fence(), t.fenceValue(fence))
-                        .where(t.key().eq(k)).and(t.admits(fence)).and(t.notDeleted()).execute();
-                if (rows == 1) {
-                    return new WriteOutcome.Applied(resource, fence.value());
-                }
-                if (t.tombstone().isEmpty()) {
-                    return diagnose(ctx, k, fence, resource);
-                }
-                Optional<WriteOutcome> out = recordOnTombstone(ctx, k, fence, placeholder, resource, false);
-                if (out.isPresent()) {
-                    return out.get();
-                }
-                checkAttempts(attempt, resource, "claim");
-            }
-        });
+        t.requireTombstone("claim with tombstone values");
+        return write(Operation.CLAIM, key, fence, checked(placeholder));
     }
 
     /**
@@ -165,21 +148,7 @@ public final class FencedWriter {
      * @throws IllegalArgumentException if an argument is invalid (before any SQL)
      */
     public WriteOutcome upsert(Object key, FenceToken fence, Assignments values) {
-        Object k = checkKey(key);
-        Objects.requireNonNull(fence, "fence");
-        Map<Field<?>, Object> set = checkValues(values);
-        String resource = resource(k);
-        Map<Field<?>, Object> update = new LinkedHashMap<>(set);
-        update.put(t.fence(), t.fenceValue(fence));
-        t.tombstone().ifPresent(d -> update.put(d, false));
-        Map<Field<?>, Object> insert = new LinkedHashMap<>();
-        insert.put(t.key(), k);
-        insert.putAll(update);
-        return executor.run(resource, "fenced upsert", ctx -> {
-            int rows = ctx.insertInto(t.table()).set(insert).onConflict(t.key()).doUpdate().set(update)
-                    .where(t.admits(fence)).execute();
-            return rows == 1 ? new WriteOutcome.Applied(resource, fence.value()) : diagnose(ctx, k, fence, resource);
-        });
+        return write(Operation.UPSERT, key, fence, checked(values));
     }
 
     /**
@@ -209,8 +178,8 @@ public final class FencedWriter {
      *     tombstone row of a key that never existed; the message names the column or constraint
      */
     public WriteOutcome delete(Object key, FenceToken fence) {
-        requireTombstone("delete");
-        return delete(key, fence, NO_VALUES);
+        t.requireTombstone("delete");
+        return write(Operation.DELETE, key, fence, NO_VALUES);
     }
 
     /**
@@ -226,29 +195,8 @@ public final class FencedWriter {
      *     the tombstone row; the message names the column or constraint
      */
     public WriteOutcome delete(Object key, FenceToken fence, Assignments placeholder) {
-        requireTombstone("delete");
-        return delete(key, fence, checkValues(placeholder));
-    }
-
-    private WriteOutcome delete(Object key, FenceToken fence, Map<Field<?>, Object> placeholder) {
-        Field<Boolean> tombstone = requireTombstone("delete");
-        Object k = checkKey(key);
-        Objects.requireNonNull(fence, "fence");
-        String resource = resource(k);
-        return executor.run(resource, "fenced delete", ctx -> {
-            for (int attempt = 1; ; attempt++) {
-                int rows = ctx.update(t.table()).set(tombstone, true).set(t.fence(), t.fenceValue(fence))
-                        .where(t.key().eq(k)).and(t.admits(fence)).execute();
-                if (rows == 1) {
-                    return new WriteOutcome.Applied(resource, fence.value());
-                }
-                Optional<WriteOutcome> out = recordOnTombstone(ctx, k, fence, placeholder, resource, true);
-                if (out.isPresent()) {
-                    return out.get();
-                }
-                checkAttempts(attempt, resource, "delete");
-            }
-        });
+        t.requireTombstone("delete");
+        return write(Operation.DELETE, key, fence, checked(placeholder));
     }
 
     /**
@@ -267,243 +215,161 @@ public final class FencedWriter {
         }
         Set<Object> ks = new LinkedHashSet<>();
         for (Object key : keys) {
-            ks.add(checkKey(key));
+            ks.add(t.checkKey(key));
         }
         Objects.requireNonNull(fence, "fence");
-        Map<Field<?>, Object> set = checkValues(values);
-        return executor.run(t.name() + "[" + ks.size() + " keys]", "fenced multi-row update", ctx -> {
-            Set<Object> applied = new HashSet<>(ctx.update(t.table()).set(set).set(t.fence(), t.fenceValue(fence))
-                    .where(t.key().in(ks)).and(t.admits(fence)).and(t.notDeleted())
-                    .returningResult(t.key()).fetch(r -> r.value1()));
+        Map<Field<?>, Object> set = checked(values);
+        List<Field<?>> columns = List.copyOf(set.keySet());
+        int padded = FencedStatements.padded(ks.size());
+        Object[] binds = t.values(ks.iterator().next(), fence, set.values(), padded);
+        putKeys(binds, FIRST_VALUE + columns.size(), ks, padded);
+        return target.run(t.name() + "[" + ks.size() + " keys]", "fenced multi-row update", session -> {
+            Set<Object> applied = new HashSet<>();
+            for (Object[] row : session.fetch(t.updateAll(columns, padded, rendering), binds)) {
+                applied.add(t.readKey(row[0]));
+            }
             List<Object> rejected = ks.stream().filter(k -> !applied.contains(k)).toList();
-            Map<Object, Record> current = new HashMap<>();
+            Map<Object, Row> current = new HashMap<>();
             if (!rejected.isEmpty()) {
-                for (Record r : ctx.select(diagnoseFields()).from(t.table()).where(t.key().in(rejected)).fetch()) {
-                    current.put(r.get(t.key()), r);
+                int n = FencedStatements.padded(rejected.size());
+                Object[] read = new Object[FIRST_VALUE + n];
+                putKeys(read, FIRST_VALUE, rejected, n);
+                for (Object[] raw : session.fetch(t.readRows(n, rendering), read)) {
+                    Row row = t.row(raw, 0);
+                    current.put(row.key(), row);
                 }
             }
             Map<Object, WriteOutcome> out = new LinkedHashMap<>();
             for (Object k : ks) {
-                String resource = resource(k);
-                out.put(k, applied.contains(k) ? new WriteOutcome.Applied(resource, fence.value())
-                        : judge(current.get(k), fence, resource));
+                String resource = t.resource(k);
+                out.put(k, applied.contains(k) ? new WriteOutcome.Applied(resource, fence.value()) : judge(current.get(k), fence, resource));
             }
             return out;
         });
     }
 
     /**
-     * The second statement of a claim or delete whose {@code UPDATE} matched nothing: records the fence on
-     * a tombstone if the rule admits it, and otherwise reads the row, in one statement.
-     * <pre>
-     * WITH ins AS (INSERT INTO t (key, fence, tombstone[, placeholders])
-     *              SELECT :k, :f, true[, ..] WHERE NOT EXISTS (SELECT 1 FROM t WHERE key = :k)
-     *              ON CONFLICT (key) DO UPDATE SET [tombstone = true,] fence = :f WHERE &lt;rule&gt;
-     *              RETURNING tombstone)
-     *   [, upd AS (UPDATE t SET fence = :f WHERE key = :k AND &lt;rule&gt; AND tombstone RETURNING 1)]  -- claim
-     * SELECT (SELECT count(*) FROM ins), (SELECT tombstone FROM ins), [(SELECT count(*) FROM upd),]
-     *        key, fence, tombstone FROM (SELECT 1) LEFT JOIN t ON key = :k
-     * </pre>
-     * {@code NOT EXISTS} keeps PostgreSQL from building the insert row (and checking its NOT NULL
-     * constraints) when the row exists; the outer SELECT reads the row as the statement found it, so a
-     * stale write is diagnosed without a third statement. {@code ins} and {@code upd} cannot both touch a
-     * row: one needs it absent from the statement's snapshot, the other present.
+     * The one path of every single-key write: arguments checked (before any SQL), then the operation's
+     * statement; if it matched nothing, a second statement that reads the row, or for a claim or delete
+     * records the fence on a tombstone; then the outcome. Only a concurrent change of the row between the
+     * two statements sends it round again.
+     */
+    private WriteOutcome write(Operation op, Object key, FenceToken fence, Map<Field<?>, Object> values) {
+        Object k = t.checkKey(key);
+        Objects.requireNonNull(fence, "fence");
+        String resource = t.resource(k);
+        List<Field<?>> columns = List.copyOf(values.keySet());
+        Object[] binds = t.values(k, fence, values.values(), 0);
+        boolean recordsTombstone = (op == Operation.CLAIM || op == Operation.DELETE) && t.tombstone().isPresent();
+        return target.run(resource, op.description, session -> {
+            StatementShape first = switch (op) {
+                case UPDATE -> t.update(columns, rendering);
+                case UPSERT -> t.upsert(columns, rendering);
+                case CLAIM -> t.claim(rendering);
+                case DELETE -> t.markDeleted(rendering);
+            };
+            for (int attempt = 1; ; attempt++) {
+                if (t.dialect().applied(session.execute(first, binds))) {
+                    return new WriteOutcome.Applied(resource, fence.value());
+                }
+                Optional<WriteOutcome> out = recordsTombstone
+                        ? recordOnTombstone(session, op, columns, binds, fence, resource)
+                        : Optional.of(judge(readRow(session, binds), fence, resource));
+                if (out.isPresent()) {
+                    return out.get();
+                }
+                // Each retry follows a concurrent change of the row; fences only rise, so this ends quickly.
+                if (attempt >= MAX_ATTEMPTS) {
+                    throw new FenceGuardException(ErrorCode.UNAVAILABLE, resource, op.description + " gave up after "
+                            + attempt + " attempts: the row kept changing between statements");
+                }
+            }
+        });
+    }
+
+    /**
+     * The second statement of a claim or delete whose first matched nothing (see
+     * {@link dev.fenceguard.jdbc.internal.FencingDialect#recordTombstone}).
      *
      * @return the outcome, or empty if the row changed between the two statements (run both again)
      */
-    private Optional<WriteOutcome> recordOnTombstone(DSLContext ctx, Object k, FenceToken fence, Map<Field<?>, Object> placeholder,
-            String resource, boolean delete) {
-        Field<Boolean> tombstone = t.tombstone().orElseThrow();
-        Object encoded = t.fenceValue(fence);
-        List<Field<?>> columns = new ArrayList<>(List.of(t.key(), t.fence(), tombstone));
-        List<Field<?>> values = new ArrayList<>(List.of(DSL.val(k, t.key()), DSL.val(encoded, t.fence()), DSL.inline(true)));
-        placeholder.forEach((column, value) -> {
-            columns.add(column);
-            values.add(DSL.val(value, column));
-        });
-        Map<Field<?>, Object> onConflict = new LinkedHashMap<>();
-        if (delete) {
-            onConflict.put(tombstone, true);
-        }
-        onConflict.put(t.fence(), encoded);
-        Name ins = DSL.name("fg_ins");
-        Name upd = DSL.name("fg_upd");
-        Name deleted = DSL.name("fg_deleted");
-        Query insert = ctx.insertInto(t.table()).columns(columns)
-                .select(DSL.select(values).whereNotExists(DSL.selectOne().from(t.table()).where(t.key().eq(k))))
-                .onConflict(t.key()).doUpdate().set(onConflict).where(t.admits(fence))
-                .returningResult(tombstone.as(deleted));
-        Query update = ctx.update(t.table()).set(t.fence(), encoded)
-                .where(t.key().eq(k)).and(t.admits(fence)).and(DSL.coalesce(tombstone, DSL.inline(false)).isTrue())
-                .returningResult(DSL.inline(1));
-        String sql = delete
-                ? "with {0} as ({1}) select (select count(*) from {0}), (select {2} from {0}), 0, {4}, {5}, {6} "
-                        + "from (select 1) as fg_one left join {7} on {8}"
-                : "with {0} as ({1}), {9} as ({3}) select (select count(*) from {0}), (select {2} from {0}), "
-                        + "(select count(*) from {9}), {4}, {5}, {6} from (select 1) as fg_one left join {7} on {8}";
-        Record r;
+    private Optional<WriteOutcome> recordOnTombstone(Session session, Operation op, List<Field<?>> placeholders, Object[] binds,
+            FenceToken fence, String resource) throws SQLException {
+        boolean delete = op == Operation.DELETE;
+        List<Object[]> rows;
         try {
-            r = ctx.resultQuery(sql, ins, insert, deleted, update, t.key(), t.fence(), tombstone, t.table(), t.key().eq(k), upd)
-                    .fetchOne();
-        } catch (DataAccessException e) {
-            throw tombstoneRefused(e, resource, delete ? "delete" : "claim", fence);
+            rows = session.fetch(t.recordTombstone(delete, placeholders, rendering), binds);
+        } catch (SQLException e) {
+            String state = SqlCauses.of(e).map(SQLException::getSQLState).orElse("");
+            if (state.startsWith("23")) { // an integrity constraint refused the tombstone row
+                throw tombstoneRefused(e, state, resource, op, fence);
+            }
+            throw e;
         }
-        if (((Number) r.get(0)).longValue() == 1) { // tombstone inserted, or an admitted conflict updated
-            boolean nowDeleted = Boolean.TRUE.equals(r.get(1));
-            return Optional.of(nowDeleted && !delete ? new WriteOutcome.NotFound(resource) : new WriteOutcome.Applied(resource, fence.value()));
+        TombstoneWrite w = t.dialect().tombstoneWrite(t, rows.getFirst());
+        if (w.recorded()) { // tombstone inserted, or an admitted conflict updated
+            return Optional.of(w.deletedAfter() && !delete ? new WriteOutcome.NotFound(resource) : new WriteOutcome.Applied(resource, fence.value()));
         }
-        if (((Number) r.get(2)).longValue() == 1) { // claim raised a tombstone's fence
+        if (w.raised()) { // a claim raised a tombstone's fence
             return Optional.of(new WriteOutcome.NotFound(resource));
         }
-        if (r.get(3) == null) {
-            // Absent from the statement's snapshot, yet the insert conflicted: a concurrent insert won and
-            // the rule refused our fence over it. Read what it wrote.
-            Record now = ctx.select(diagnoseFields()).from(t.table()).where(t.key().eq(k)).fetchOne();
-            return now == null ? Optional.empty() : staleOrRetry(WriteRule.decode(now.get(t.fence())), fence, resource);
-        }
-        return staleOrRetry(WriteRule.decode(r.get(4)), fence, resource);
-    }
-
-    private Optional<WriteOutcome> staleOrRetry(long stored, FenceToken fence, String resource) {
-        if (t.rule().admits(fence, stored)) {
+        // No row in the statement's snapshot, yet the insert conflicted: a concurrent insert won and the rule
+        // refused our fence over it. Read what it wrote.
+        Row seen = w.seen() != null ? w.seen() : readRow(session, binds);
+        if (seen == null || t.rule().admits(fence, seen.fence())) {
             return Optional.empty(); // the row appeared or changed after the first statement
         }
-        return Optional.of(t.rule().stale(resource, fence, stored));
+        return Optional.of(t.rule().stale(resource, fence, seen.fence()));
     }
 
-    private static void checkAttempts(int attempt, String resource, String operation) {
-        // Each retry follows a concurrent change of the row; fences only rise, so this ends quickly.
-        if (attempt >= MAX_ATTEMPTS) {
-            throw new FenceGuardException(ErrorCode.UNAVAILABLE, resource, "fenced " + operation + " gave up after "
-                    + attempt + " attempts: the row kept changing between statements");
-        }
-    }
-
-    private RuntimeException tombstoneRefused(DataAccessException e, String resource, String operation, FenceToken fence) {
-        SQLException sql = e.getCause(SQLException.class);
-        if (sql == null || sql.getSQLState() == null || !sql.getSQLState().startsWith("23")) {
-            return e; // the executor maps it like any other database error
-        }
-        String column = null;
-        String constraint = null;
-        if (sql instanceof PSQLException p && p.getServerErrorMessage() != null) {
-            column = p.getServerErrorMessage().getColumn();
-            constraint = p.getServerErrorMessage().getConstraint();
-        }
-        String what = column != null ? "column \"" + column + "\"" : constraint != null ? "constraint \"" + constraint + "\"" : "a constraint";
-        String fix = "23502".equals(sql.getSQLState()) && column != null
-                ? "give column \"" + column + "\" a default or allow NULL in it, or pass values for tombstone rows: "
-                        + operation + "(key, fence, Assignments.of(\"" + column + "\", ...))"
+    /**
+     * A tombstone row the table refused, as {@code INVALID_ARGUMENT} saying how to fix it. Like every error,
+     * it names the column or constraint but never quotes the row.
+     */
+    private FenceGuardException tombstoneRefused(SQLException e, String state, String resource, Operation op, FenceToken fence) {
+        String operation = op.name().toLowerCase(Locale.ROOT);
+        Optional<String> column = t.dialect().column(e);
+        String what = column.map(c -> "column \"" + c + "\"")
+                .or(() -> t.dialect().constraint(e).map(c -> "constraint \"" + c + "\"")).orElse("a constraint");
+        String fix = "23502".equals(state) && column.isPresent()
+                ? "give column \"" + column.get() + "\" a default or allow NULL in it, or pass values for tombstone rows: "
+                        + operation + "(key, fence, Assignments.of(\"" + column.get() + "\", ...))"
                 : "pass values that satisfy it for tombstone rows: " + operation + "(key, fence, Assignments.of(...))";
-        return new FenceGuardException(ErrorCode.INVALID_ARGUMENT, resource, "fenced " + operation + " found no row, so it"
+        return new FenceGuardException(ErrorCode.INVALID_ARGUMENT, resource, op.description + " found no row, so it"
                 + " inserts a tombstone row (key, fence " + fence.value() + ", " + t.tombstone().orElseThrow().getName()
                 + " = true) to refuse older fences, and the table refused that row on " + what + " (SQLSTATE "
-                + sql.getSQLState() + ": " + sql.getMessage() + "); " + fix, e);
+                + state + "); " + fix, t.dialect().map(e, resource, op.description).getCause());
     }
 
-    private Field<Boolean> requireTombstone(String operation) {
-        return t.tombstone().orElseThrow(() -> new IllegalStateException("fenced " + operation + " of " + t.name()
-                + " needs a tombstone column (FencedTable.Builder.withTombstoneColumn): a hard DELETE would let a stale"
-                + " upsert bring the row back"));
+    private Row readRow(Session session, Object[] binds) throws SQLException {
+        List<Object[]> rows = session.fetch(t.readRow(rendering), binds);
+        return rows.isEmpty() ? null : t.row(rows.getFirst(), 0);
     }
 
-    private List<Field<?>> diagnoseFields() {
-        List<Field<?>> fields = new ArrayList<>(List.of(t.key(), t.fence()));
-        t.tombstone().ifPresent(fields::add);
-        return fields;
-    }
-
-    private WriteOutcome diagnose(DSLContext ctx, Object key, FenceToken fence, String resource) {
-        Record row = ctx.select(diagnoseFields()).from(t.table()).where(t.key().eq(key)).fetchOne();
-        return judge(row, fence, resource);
-    }
-
-    private WriteOutcome judge(Record row, FenceToken fence, String resource) {
-        if (row == null) {
+    private WriteOutcome judge(Row row, FenceToken fence, String resource) {
+        if (row == null || t.rule().admits(fence, row.fence())) {
+            // No row; or the rule admits the fence, so the statement matched nothing for another reason: the
+            // row is deleted (or appeared only after our statement).
             return new WriteOutcome.NotFound(resource);
         }
-        long stored = WriteRule.decode(row.get(t.fence()));
-        boolean deleted = t.tombstone().map(d -> Boolean.TRUE.equals(row.get(d))).orElse(false);
-        if (t.rule().admits(fence, stored)) {
-            // The rule admits the fence, so the statement matched nothing for another reason: the row is
-            // deleted (or appeared only after our statement).
-            return new WriteOutcome.NotFound(resource);
-        }
-        return t.rule().stale(resource, fence, stored);
+        return t.rule().stale(resource, fence, row.fence());
     }
 
-    private Object checkKey(Object key) {
-        Objects.requireNonNull(key, "key");
-        Object converted;
-        try {
-            converted = t.key().getDataType().convert(key);
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("key " + key + " cannot be converted to the key column's type "
-                    + t.key().getType().getName() + ": " + e.getMessage(), e);
-        }
-        if (converted == null) { // jOOQ answers null, not an error, for text that is no number
-            throw new IllegalArgumentException("key " + key + " cannot be converted to the key column's type "
-                    + t.key().getType().getName());
-        }
-        if (converted instanceof CharSequence s) {
-            WriteRule.checkTextKey("key", s.toString());
-        }
-        return converted;
-    }
-
-    private Map<Field<?>, Object> checkValues(Assignments values) {
+    private Map<Field<?>, Object> checked(Assignments values) {
         Objects.requireNonNull(values, "values");
-        for (Field<?> f : values.values().keySet()) {
-            String name = f.getName();
-            if (name.equals(t.key().getName()) || name.equals(t.fence().getName())
-                    || t.tombstone().map(d -> d.getName().equals(name)).orElse(false)) {
-                throw new IllegalArgumentException("assignments must not set the key, fence or tombstone column ('" + name
-                        + "'); fence-guard sets those itself");
-            }
-        }
-        return values.values();
+        return t.checkValues(values.values());
     }
 
-    private String resource(Object key) {
-        String k = String.valueOf(key);
-        return t.name() + "[" + t.key().getName() + "=" + (k.length() > 64 ? k.substring(0, 64) + "..." : k) + "]";
-    }
-
-    /** Where statements run: a given DSLContext, or a connection per write from a DataSource. */
-    interface Executor {
-        <T> T run(String resource, String operation, Function<DSLContext, T> work);
-
-        static Executor of(DSLContext ctx) {
-            return new Executor() {
-                @Override
-                public <T> T run(String resource, String operation, Function<DSLContext, T> work) {
-                    try {
-                        return work.apply(ctx);
-                    } catch (DataAccessException e) {
-                        throw mapped(e, resource, operation);
-                    }
-                }
-            };
+    /** {@code keys} into the slots from {@code first} on, the last repeated up to {@code padded} slots. */
+    private static void putKeys(Object[] into, int first, Collection<Object> keys, int padded) {
+        int i = first;
+        Object last = null;
+        for (Object k : keys) {
+            into[i++] = k;
+            last = k;
         }
-
-        static Executor of(DataSource dataSource) {
-            return new Executor() {
-                @Override
-                public <T> T run(String resource, String operation, Function<DSLContext, T> work) {
-                    try {
-                        return OwnConnection.run(dataSource, c -> work.apply(DSL.using(c, SQLDialect.POSTGRES)));
-                    } catch (SQLException e) {
-                        throw PgErrors.map(e, resource, operation);
-                    } catch (DataAccessException e) {
-                        throw mapped(e, resource, operation);
-                    }
-                }
-            };
-        }
-
-        private static RuntimeException mapped(DataAccessException e, String resource, String operation) {
-            SQLException sql = e.getCause(SQLException.class);
-            return sql != null ? PgErrors.map(sql, resource, operation) : e;
+        while (i < first + padded) {
+            into[i++] = last;
         }
     }
 }

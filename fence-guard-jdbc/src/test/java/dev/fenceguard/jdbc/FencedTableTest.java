@@ -26,13 +26,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.jooq.DSLContext;
-import org.jooq.ExecuteContext;
-import org.jooq.ExecuteListener;
 import org.jooq.Field;
 import org.jooq.SQLDialect;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
-import org.jooq.impl.DefaultConfiguration;
 import org.jooq.impl.SQLDataType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -206,6 +203,7 @@ class FencedTableTest {
             assertThat(e.getMessage()).contains(resource).contains("column \"status\"").contains("SQLSTATE 23502")
                     .contains("give column \"status\" a default or allow NULL")
                     .contains("delete(key, fence, Assignments.of(\"status\", ...))");
+            assertThat(printed(e)).as("names the column, never quotes the row").doesNotContain("Failing row").doesNotContain("(99,");
         });
         assertThatThrownBy(() -> w.claim(99L, f(5))).isInstanceOfSatisfying(FenceGuardException.class,
                 e -> assertThat(e.getMessage()).contains("claim(key, fence, Assignments.of(\"status\", ...))"));
@@ -459,13 +457,14 @@ class FencedTableTest {
         assertThat(text.update("k".repeat(10_000), f(1), status("x"))).isInstanceOf(NotFound.class);
     }
 
-    /** A DSLContext over the pool that counts the statements it executes. */
+    private static String printed(Throwable t) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        t.printStackTrace(new java.io.PrintWriter(out));
+        return out.toString();
+    }
+
+    /** A DSLContext over the pool that counts the statements sent on its connections. */
     private static DSLContext counting(AtomicInteger counter) {
-        return DSL.using(new DefaultConfiguration().set(pg.ds).set(SQLDialect.POSTGRES).set(new ExecuteListener() {
-            @Override
-            public void executeStart(ExecuteContext ctx) {
-                counter.incrementAndGet();
-            }
-        }));
+        return DSL.using(pg.counting(counter), SQLDialect.POSTGRES);
     }
 }

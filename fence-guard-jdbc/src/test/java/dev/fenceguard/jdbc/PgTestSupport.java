@@ -2,10 +2,14 @@ package dev.fenceguard.jdbc;
 
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.testkit.servers.TestPostgres;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /** A schema of its own with a migrated lock table, plus tiny SQL helpers. */
@@ -32,6 +36,34 @@ final class PgTestSupport implements AutoCloseable {
     PostgresLockBackend.Builder backend(String table) {
         FenceGuardMigrations.builder(ds).withSchema(schema.name()).withTable(table).migrate();
         return PostgresLockBackend.builder(ds).withSchema(schema.name()).withTable(table);
+    }
+
+    /**
+     * The pool, counting every statement prepared or created on its connections: the statements sent,
+     * however they are run (by jOOQ or on the connection directly).
+     */
+    DataSource counting(AtomicInteger statements) {
+        return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, m, args) -> {
+            Object out = invoke(ds, m, args);
+            return out instanceof Connection c ? countingConnection(c, statements) : out;
+        });
+    }
+
+    private static Connection countingConnection(Connection c, AtomicInteger statements) {
+        return (Connection) Proxy.newProxyInstance(PgTestSupport.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, m, args) -> {
+            if (m.getName().equals("prepareStatement") || m.getName().equals("createStatement") || m.getName().equals("prepareCall")) {
+                statements.incrementAndGet();
+            }
+            return invoke(c, m, args);
+        });
+    }
+
+    private static Object invoke(Object target, Method m, Object[] args) throws Throwable {
+        try {
+            return m.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
     }
 
     String q(String table) {

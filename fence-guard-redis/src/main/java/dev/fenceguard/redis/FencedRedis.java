@@ -2,38 +2,21 @@ package dev.fenceguard.redis;
 
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
-import dev.fenceguard.core.FenceEncoding;
-import dev.fenceguard.core.LockMetrics;
-import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.redis.internal.Connections;
-import dev.fenceguard.redis.internal.RedisKeys;
-import dev.fenceguard.redis.internal.Script;
-import dev.fenceguard.redis.internal.ScriptRunner;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisException;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import dev.fenceguard.redis.internal.RedisHandle;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
 
 /**
  * Fenced writes to Redis: each one Lua script that checks the presented fence against the stored one
  * and, only if the {@link FencePolicy} admits it, writes the data and the new fence together.
  *
  * <pre>{@code
- * try (FencedRedis redis = FencedRedis.builder(client).build()) {
- *     redis.set("stock:sku-1", "41", lease.fence()).orThrow();
+ * try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build()) {
+ *     FencedRedis writes = redis.fencedWrites();
+ *     ...
+ *     writes.set("stock:sku-1", "41", lease.fence()).orThrow();
  * }
  * }</pre>
  *
@@ -61,65 +44,43 @@ import java.util.function.Supplier;
  * <code>&lt;fence key prefix&gt;{</code> (<code>fg:fence:{</code> by default). Every operation refuses a
  * resource key in one of those namespaces with an {@link IllegalArgumentException}, before any I/O: a
  * fenced write there could rewind a lock's fence counter, take over a lock, or lower another key's
- * fence. Tell the builder the prefixes of the lock backends that share the database
- * ({@link Builder#withLockKeyPrefixes}); {@link Builder#build()} refuses a fence key prefix equal to one
- * of them, since the two kinds of internal keys would then meet.
+ * fence. The lock backend of the same {@link FenceGuardRedis} is refused without being named; name other
+ * lock backends that share the database with {@link FenceGuardRedis.Builder#withOtherLockKeyPrefixes}.
+ * {@link FenceGuardRedis.Builder#build()} refuses a fence key prefix equal to a lock key prefix, since the
+ * two kinds of internal keys would then meet.
  *
- * <p>Thread-safe. Closing closes the connection it opened (not one you passed in).
+ * <p>Each write is bounded by the write timeout ({@link FenceGuardRedis.Builder#withWriteTimeout}): a
+ * write without an answer by then throws {@code TIMEOUT}, and may still run later (whole or not at all,
+ * judged by its fence as always). This face waits on the stages of {@link #async()}, so the two faces
+ * give the same outcomes; do not call it from a callback that runs on Lettuce's event loop.
+ *
+ * <p>Immutable and thread-safe. It has no lifecycle of its own: closing the {@link FenceGuardRedis} it
+ * came from closes the connection.
  */
-public final class FencedRedis implements AutoCloseable {
+public final class FencedRedis {
 
-    private static final Script SET = Script.load("fenced_set");
-    private static final Script HSET = Script.load("fenced_hset");
-    private static final Script DEL = Script.load("fenced_del");
-    private static final Script CLAIM = Script.load("fenced_claim");
-    private static final String PRELUDE = resource("fenced_eval_prelude.lua");
-    private static final String EPILOGUE = resource("fenced_eval_epilogue.lua");
+    private final AsyncFencedRedis async;
 
-    private final Connections connections;
-    private final ScriptRunner scripts;
-    private final FencePolicy policy;
-    private final String fenceField;
-    private final String fencePrefix;
-    private final List<String> lockPrefixes;
-    private final WriteRule rule;
-    private final String prelude;
-    private final Map<String, Script> userScripts = new ConcurrentHashMap<>();
-
-    private FencedRedis(Builder b) {
-        this.connections = b.connect.get();
-        this.scripts = new ScriptRunner(connections.commands());
-        this.policy = b.policy;
-        this.fenceField = b.fenceField;
-        this.fencePrefix = b.fencePrefix;
-        this.lockPrefixes = b.lockPrefixes;
-        // Lua compares fences as numbers, so Redis always stores the integer form.
-        this.rule = new WriteRule(b.policy, FenceEncoding.INTEGER, b.metrics != null ? b.metrics : LockMetrics.automatic(), "redis");
-        this.prelude = PRELUDE.replace("${FENCE_FIELD}", luaString(fenceField));
+    FencedRedis(AsyncFencedRedis async) {
+        this.async = async;
     }
 
-    /** Fenced writes on a standalone or Sentinel {@link RedisClient}. */
-    public static Builder builder(RedisClient client) {
-        Objects.requireNonNull(client, "client");
-        return new Builder(() -> Connections.of(client));
+    /**
+     * The same writes without waiting: each returns a {@link java.util.concurrent.CompletionStage}.
+     *
+     * @since 0.2
+     */
+    public AsyncFencedRedis async() {
+        return async;
     }
 
-    /** Fenced writes on a {@link RedisClusterClient}. */
-    public static Builder builder(RedisClusterClient client) {
-        Objects.requireNonNull(client, "client");
-        return new Builder(() -> Connections.of(client));
-    }
-
-    /** Fenced writes on a connection you own (UTF-8 string codec). */
-    public static Builder builder(StatefulRedisConnection<String, String> connection) {
-        Objects.requireNonNull(connection, "connection");
-        return new Builder(() -> Connections.of(connection));
-    }
-
-    /** Fenced writes on a Cluster connection you own (UTF-8 string codec). */
-    public static Builder builder(StatefulRedisClusterConnection<String, String> connection) {
-        Objects.requireNonNull(connection, "connection");
-        return new Builder(() -> Connections.of(connection));
+    /**
+     * The write rule these writes apply.
+     *
+     * @since 0.2
+     */
+    public FencePolicy policy() {
+        return async.policy();
     }
 
     /**
@@ -129,7 +90,7 @@ public final class FencedRedis implements AutoCloseable {
      *     own key space (see the class comment)
      */
     public String fenceKeyOf(String key) {
-        return RedisKeys.resourceFenceKey(fencePrefix, checkKey(key));
+        return async.fenceKeyOf(key);
     }
 
     /**
@@ -143,12 +104,7 @@ public final class FencedRedis implements AutoCloseable {
      *     space (see the class comment), before any I/O
      */
     public WriteOutcome set(String key, String value, FenceToken fence) {
-        checkKey(key);
-        Objects.requireNonNull(value, "value");
-        Objects.requireNonNull(fence, "fence");
-        long r = scripts.integer(SET, key, new String[] {key, RedisKeys.resourceFenceKey(fencePrefix, key)}, value,
-                Long.toString(fence.value()), strictFlag(), fenceField);
-        return r > 0 ? new WriteOutcome.Applied(key, fence.value()) : stale(key, fence, -r);
+        return RedisHandle.await(async.set(key, value, fence), key, "fenced set");
     }
 
     /**
@@ -164,23 +120,7 @@ public final class FencedRedis implements AutoCloseable {
      *     empty, not valid Unicode, or in fence-guard's own key space (see the class comment), before any I/O
      */
     public WriteOutcome hset(String key, Map<String, String> fields, FenceToken fence) {
-        checkKey(key);
-        Objects.requireNonNull(fields, "fields");
-        Objects.requireNonNull(fence, "fence");
-        if (fields.isEmpty()) {
-            throw new IllegalArgumentException("hset needs at least one field");
-        }
-        if (fields.containsKey(fenceField)) {
-            throw new IllegalArgumentException("fields must not include the fence field '" + fenceField + "'; fence-guard sets it");
-        }
-        List<String> args = new ArrayList<>(List.of(fenceField, Long.toString(fence.value()), strictFlag()));
-        fields.forEach((f, v) -> {
-            args.add(Objects.requireNonNull(f, "field name"));
-            args.add(Objects.requireNonNull(v, "value of field " + f));
-        });
-        List<Object> r = scripts.multi(HSET, key, new String[] {key, RedisKeys.resourceFenceKey(fencePrefix, key)},
-                args.toArray(String[]::new));
-        return outcome(r, key, fence);
+        return RedisHandle.await(async.hset(key, fields, fence), key, "fenced hset");
     }
 
     /**
@@ -196,11 +136,7 @@ public final class FencedRedis implements AutoCloseable {
      *     space (see the class comment), before any I/O
      */
     public WriteOutcome delete(String key, FenceToken fence) {
-        checkKey(key);
-        Objects.requireNonNull(fence, "fence");
-        List<Object> r = scripts.multi(DEL, key, new String[] {key, RedisKeys.resourceFenceKey(fencePrefix, key)}, fenceField,
-                Long.toString(fence.value()), strictFlag());
-        return outcome(r, key, fence);
+        return RedisHandle.await(async.delete(key, fence), key, "fenced delete");
     }
 
     /**
@@ -219,11 +155,7 @@ public final class FencedRedis implements AutoCloseable {
      *     space (see the class comment), before any I/O
      */
     public WriteOutcome claim(String key, FenceToken fence) {
-        checkKey(key);
-        Objects.requireNonNull(fence, "fence");
-        List<Object> r = scripts.multi(CLAIM, key, new String[] {key, RedisKeys.resourceFenceKey(fencePrefix, key)}, fenceField,
-                Long.toString(fence.value()), strictFlag());
-        return outcome(r, key, fence);
+        return RedisHandle.await(async.claim(key, fence), key, "fenced claim");
     }
 
     /**
@@ -246,22 +178,7 @@ public final class FencedRedis implements AutoCloseable {
      *     code may write any of them (before any I/O)
      */
     public ScriptResult eval(String luaBody, List<String> keys, List<String> args, FenceToken fence) {
-        Objects.requireNonNull(luaBody, "luaBody");
-        Objects.requireNonNull(keys, "keys");
-        Objects.requireNonNull(args, "args");
-        Objects.requireNonNull(fence, "fence");
-        if (keys.isEmpty()) {
-            throw new IllegalArgumentException("eval needs at least one key: the guarded resource first");
-        }
-        keys.forEach(this::checkKey);
-        Script script = userScripts.computeIfAbsent(luaBody, body -> Script.of("fenced script", prelude + body + "\n" + EPILOGUE));
-        List<String> allKeys = new ArrayList<>(keys);
-        allKeys.add(RedisKeys.resourceFenceKey(fencePrefix, keys.getFirst()));
-        List<String> allArgs = new ArrayList<>(args);
-        allArgs.add(Long.toString(fence.value()));
-        allArgs.add(strictFlag());
-        List<Object> r = scripts.multi(script, keys.getFirst(), allKeys.toArray(String[]::new), allArgs.toArray(String[]::new));
-        return new ScriptResult(outcome(r, keys.getFirst(), fence), Optional.ofNullable(r.size() > 2 ? r.get(2) : null));
+        return RedisHandle.await(async.eval(luaBody, keys, args, fence), keys.getFirst(), "fenced script"); // keys checked by eval
     }
 
     /**
@@ -271,158 +188,7 @@ public final class FencedRedis implements AutoCloseable {
     public record ScriptResult(WriteOutcome outcome, Optional<Object> value) {}
 
     @Override
-    public void close() {
-        connections.close();
-    }
-
-    private WriteOutcome outcome(List<Object> r, String key, FenceToken fence) {
-        long status = (Long) r.get(0);
-        if (status == 1) {
-            return new WriteOutcome.Applied(key, fence.value());
-        }
-        if (status == -1) {
-            return new WriteOutcome.NotFound(key);
-        }
-        return stale(key, fence, (Long) r.get(1));
-    }
-
-    private WriteOutcome stale(String key, FenceToken fence, long stored) {
-        return rule.stale(key, fence, stored);
-    }
-
-    private String strictFlag() {
-        return policy == FencePolicy.STRICTLY_NEWER ? "1" : "0";
-    }
-
-    private String checkKey(String key) {
-        WriteRule.checkKey("key", key);
-        if (key.startsWith(RedisKeys.namespace(fencePrefix))) {
-            throw new IllegalArgumentException("key " + shown(key) + " is in fence-guard's own key space: keys starting with '"
-                    + RedisKeys.namespace(fencePrefix) + "' hold the fences of guarded keys (fence key prefix '" + fencePrefix
-                    + "'), and writing one could lower another key's fence");
-        }
-        for (String prefix : lockPrefixes) {
-            if (key.startsWith(RedisKeys.namespace(prefix))) {
-                throw new IllegalArgumentException("key " + shown(key) + " is in fence-guard's own key space: keys starting with '"
-                        + RedisKeys.namespace(prefix) + "' belong to the lock backend with key prefix '" + prefix
-                        + "', and writing one could rewind a lock's fence or take over a lock");
-            }
-        }
-        return key;
-    }
-
-    private static String shown(String key) {
-        return "'" + (key.length() > 80 ? key.substring(0, 80) + "..." : key) + "'";
-    }
-
-    /** {@code text} as a Lua string literal: every byte but plain ASCII letters and digits as a decimal escape. */
-    static String luaString(String text) {
-        StringBuilder out = new StringBuilder("\"");
-        for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
-            int c = b & 0xff;
-            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_') {
-                out.append((char) c);
-            } else {
-                out.append('\\').append(String.format("%03d", c));
-            }
-        }
-        return out.append('"').toString();
-    }
-
-    private static String resource(String name) {
-        try (InputStream in = Script.class.getResourceAsStream(name)) {
-            return new String(Objects.requireNonNull(in, name).readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** Options for {@link FencedRedis}. Not thread-safe. */
-    public static final class Builder {
-        private final Supplier<Connections> connect;
-        private FencePolicy policy = FencePolicy.SAME_OR_NEWER;
-        private String fenceField = "_fence";
-        private String fencePrefix = RedisKeys.DEFAULT_FENCE_PREFIX;
-        private List<String> lockPrefixes = List.of(RedisKeys.DEFAULT_LOCK_PREFIX);
-        private LockMetrics metrics;
-
-        private Builder(Supplier<Connections> connect) {
-            this.connect = connect;
-        }
-
-        /** The write rule; default {@link FencePolicy#SAME_OR_NEWER}. */
-        public Builder withPolicy(FencePolicy policy) {
-            this.policy = Objects.requireNonNull(policy, "policy");
-            return this;
-        }
-
-        /**
-         * The hash field that holds a hash's fence; default {@code _fence}.
-         *
-         * @throws IllegalArgumentException if empty
-         */
-        public Builder withFenceField(String field) {
-            Objects.requireNonNull(field, "field");
-            if (field.isEmpty()) {
-                throw new IllegalArgumentException("fence field must not be empty");
-            }
-            this.fenceField = field;
-            return this;
-        }
-
-        /**
-         * Prefix of the companion keys holding string fences; default {@code fg:fence:}. It must differ
-         * from every lock key prefix ({@link #withLockKeyPrefixes}); {@link #build()} checks.
-         *
-         * @throws IllegalArgumentException if it contains a brace or NUL or is longer than 64 characters
-         */
-        public Builder withFenceKeyPrefix(String prefix) {
-            this.fencePrefix = RedisKeys.requirePrefix(prefix);
-            return this;
-        }
-
-        /**
-         * The key prefixes of the {@link RedisLockBackend}s whose locks live in the same Redis database
-         * ({@link RedisLockBackend.Builder#withKeyPrefix}); default {@code fg:} alone. Replaces the
-         * previous list. Resource keys starting with <code>&lt;prefix&gt;{</code> are refused for each.
-         * Pass none only if no lock backend shares the database.
-         *
-         * @throws IllegalArgumentException if a prefix contains a brace or NUL or is longer than 64
-         *     characters
-         */
-        public Builder withLockKeyPrefixes(String... prefixes) {
-            Objects.requireNonNull(prefixes, "prefixes");
-            List<String> list = new ArrayList<>();
-            for (String p : prefixes) {
-                list.add(RedisKeys.requirePrefix(p));
-            }
-            this.lockPrefixes = List.copyOf(list);
-            return this;
-        }
-
-        /** Where stale-write rejections are counted; default {@link LockMetrics#automatic()}. */
-        public Builder withMetrics(LockMetrics metrics) {
-            this.metrics = Objects.requireNonNull(metrics, "metrics");
-            return this;
-        }
-
-        /**
-         * Connects (if built from a client).
-         *
-         * @throws IllegalArgumentException if the fence key prefix equals one of the lock key prefixes
-         *     (before connecting): a resource's fence key could then be a lock's key
-         * @throws dev.fenceguard.core.FenceGuardException UNAVAILABLE if the server cannot be reached
-         */
-        public FencedRedis build() {
-            if (lockPrefixes.contains(fencePrefix)) {
-                throw new IllegalArgumentException("fence key prefix '" + fencePrefix + "' must differ from every lock key prefix "
-                        + lockPrefixes + ": a resource's fence key could then be a lock's key or fence counter");
-            }
-            try {
-                return new FencedRedis(this);
-            } catch (RedisException e) {
-                throw ScriptRunner.map(e, null, "connect");
-            }
-        }
+    public String toString() {
+        return "FencedRedis[" + async + "]";
     }
 }

@@ -1,2 +1,5 @@
-/** fence-guard for redis: lock backend and fenced writes. */
+/**
+ * fence-guard on Redis through Lettuce: start at {@link dev.fenceguard.redis.FenceGuardRedis}, which hands
+ * out the lock backend and the fenced writes (blocking, and {@code async()}) over one connection.
+ */
 package dev.fenceguard.redis;

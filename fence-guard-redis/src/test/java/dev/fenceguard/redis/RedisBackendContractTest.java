@@ -4,6 +4,8 @@ import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.testkit.LockBackendContract;
 import dev.fenceguard.testkit.servers.TestRedis;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
@@ -19,28 +21,32 @@ class RedisBackendContractTest {
     }
 
     abstract static class OnRedis extends LockBackendContract {
-        private RedisLockBackend backend;
+        private FenceGuardRedis redis;
+        private final List<FenceGuardRedis> restarted = new ArrayList<>();
 
-        abstract RedisLockBackend open();
+        abstract FenceGuardRedis open();
 
         @Override
         protected LockBackend backend() {
-            if (backend == null) {
-                backend = open();
+            if (redis == null) {
+                redis = open();
             }
-            return backend;
+            return redis.lockBackend();
         }
 
         @Override
         protected LockBackend restartedBackend() {
-            return open();
+            FenceGuardRedis again = open();
+            restarted.add(again);
+            return again.lockBackend();
         }
 
         @AfterEach
         void close() {
-            if (backend != null) {
-                backend.close();
+            if (redis != null) {
+                redis.close();
             }
+            restarted.forEach(FenceGuardRedis::close);
         }
 
         @Override
@@ -52,16 +58,16 @@ class RedisBackendContractTest {
     @Nested
     class StandaloneClockFloored extends OnRedis {
         @Override
-        RedisLockBackend open() {
-            return RedisLockBackend.builder(RedisSupport.shared()).withKeyPrefix(PREFIX).build();
+        FenceGuardRedis open() {
+            return FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(PREFIX).build();
         }
     }
 
     @Nested
     class StandaloneDense extends OnRedis {
         @Override
-        RedisLockBackend open() {
-            return RedisLockBackend.builder(RedisSupport.shared()).withKeyPrefix(PREFIX + "dense:")
+        FenceGuardRedis open() {
+            return FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(PREFIX + "dense:")
                     .withFenceStrategy(FenceStrategy.DENSE).build();
         }
     }
@@ -69,8 +75,8 @@ class RedisBackendContractTest {
     @Nested
     class Cluster extends OnRedis {
         @Override
-        RedisLockBackend open() {
-            return RedisLockBackend.builder(RedisSupport.cluster()).withKeyPrefix(PREFIX).build();
+        FenceGuardRedis open() {
+            return FenceGuardRedis.builder(RedisSupport.cluster()).withKeyPrefix(PREFIX).build();
         }
     }
 }

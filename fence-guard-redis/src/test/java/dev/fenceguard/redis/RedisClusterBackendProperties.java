@@ -7,15 +7,15 @@ import net.jqwik.api.lifecycle.AfterContainer;
 /** Stateful chains on a private 3-master Redis Cluster against the reference model. */
 class RedisClusterBackendProperties extends LockBackendProperties {
 
-    private static final RedisLockBackend BACKEND = RedisLockBackend.builder(RedisSupport.cluster()).build();
+    private static final FenceGuardRedis REDIS = FenceGuardRedis.builder(RedisSupport.cluster()).build();
 
     @AfterContainer
     static void close() {
-        BACKEND.close();
+        REDIS.close();
     }
 
     @Override
     protected LockBackend backend() {
-        return BACKEND;
+        return REDIS.lockBackend();
     }
 }

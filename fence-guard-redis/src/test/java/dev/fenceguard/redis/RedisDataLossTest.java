@@ -30,22 +30,22 @@ class RedisDataLossTest {
     private static final LockKey KEY = LockKey.of("orders:42");
 
     /** Acquires and releases {@code n} times; returns the highest fence. */
-    private static long issue(RedisLockBackend backend, int n) {
+    private static long issue(FenceGuardRedis redis, int n) {
         long max = 0;
         for (int i = 0; i < n; i++) {
             LockId id = LockId.random();
-            long fence = BlockingBackend.of(backend).tryAcquire(KEY, id, TTL).orElseThrow().fence();
+            long fence = BlockingBackend.of(redis.lockBackend()).tryAcquire(KEY, id, TTL).orElseThrow().fence();
             assertThat(fence).isGreaterThan(max);
             max = fence;
-            BlockingBackend.of(backend).release(KEY, id);
+            BlockingBackend.of(redis.lockBackend()).release(KEY, id);
         }
         return max;
     }
 
-    private static long next(RedisLockBackend backend) {
+    private static long next(FenceGuardRedis redis) {
         LockId id = LockId.random();
-        long fence = BlockingBackend.of(backend).tryAcquire(KEY, id, TTL).orElseThrow().fence();
-        BlockingBackend.of(backend).release(KEY, id);
+        long fence = BlockingBackend.of(redis.lockBackend()).tryAcquire(KEY, id, TTL).orElseThrow().fence();
+        BlockingBackend.of(redis.lockBackend()).release(KEY, id);
         return fence;
     }
 
@@ -55,13 +55,13 @@ class RedisDataLossTest {
             RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
             try {
                 long before;
-                try (RedisLockBackend backend = RedisLockBackend.builder(client).build()) {
-                    before = issue(backend, 50);
+                try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build()) {
+                    before = issue(redis, 50);
                 }
                 server.restart();
-                try (RedisLockBackend backend = RedisLockBackend.builder(client).build()) {
-                    assertThat(BlockingBackend.of(backend).lookup(KEY)).isEmpty();
-                    assertThat(next(backend)).as("first fence after the restart").isGreaterThan(before);
+                try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build()) {
+                    assertThat(BlockingBackend.of(redis.lockBackend()).lookup(KEY)).isEmpty();
+                    assertThat(next(redis)).as("first fence after the restart").isGreaterThan(before);
                 }
             } finally {
                 client.shutdown();
@@ -73,8 +73,8 @@ class RedisDataLossTest {
     void flushallLosesTheCounterButNotMonotonicity() {
         try (RedisServers.Server server = RedisServers.start()) {
             RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
-            try (RedisLockBackend floored = RedisLockBackend.builder(client).build();
-                    RedisLockBackend dense = RedisLockBackend.builder(client).withKeyPrefix("dense:")
+            try (FenceGuardRedis floored = FenceGuardRedis.builder(client).build();
+                    FenceGuardRedis dense = FenceGuardRedis.builder(client).withKeyPrefix("dense:")
                             .withFenceStrategy(FenceStrategy.DENSE).build();
                     StatefulRedisConnection<String, String> admin = client.connect()) {
                 long flooredBefore = issue(floored, 50);
@@ -94,9 +94,9 @@ class RedisDataLossTest {
     void fencesRiseStrictlyWhenFlushallFallsInTheSameMillisecond() {
         try (RedisServers.Server server = RedisServers.start()) {
             RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
-            try (RedisLockBackend backend = RedisLockBackend.builder(client).build();
+            try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build();
                     StatefulRedisConnection<String, String> admin = client.connect()) {
-                Rounds rounds = flushRounds(backend, admin, 400);
+                Rounds rounds = flushRounds(redis, admin, 400);
                 // A floor by whole milliseconds repeats a fence in each of these rounds.
                 assertThat(rounds.sameMillisecond).as("rounds with the loss inside one server millisecond").isPositive();
             } finally {
@@ -113,21 +113,21 @@ class RedisDataLossTest {
             AtomicBoolean stop = new AtomicBoolean();
             CountDownLatch started = new CountDownLatch(others);
             ExecutorService pool = Executors.newFixedThreadPool(others);
-            try (RedisLockBackend backend = RedisLockBackend.builder(client).build();
+            try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build();
                     StatefulRedisConnection<String, String> admin = client.connect()) {
                 List<Future<Integer>> checks = new ArrayList<>();
                 for (int t = 0; t < others; t++) {
                     LockKey other = LockKey.of("other:" + t);
                     checks.add(pool.submit(() -> {
                         // Each other client checks its own key: it loses its counter to the same FLUSHALLs.
-                        try (RedisLockBackend own = RedisLockBackend.builder(client).build()) {
+                        try (FenceGuardRedis own = FenceGuardRedis.builder(client).build()) {
                             long last = 0;
                             int n = 0;
                             started.countDown();
                             while (!stop.get() || n == 0) {
                                 LockId id = LockId.random();
-                                long fence = BlockingBackend.of(own).tryAcquire(other, id, TTL).orElseThrow().fence();
-                                BlockingBackend.of(own).release(other, id);
+                                long fence = BlockingBackend.of(own.lockBackend()).tryAcquire(other, id, TTL).orElseThrow().fence();
+                                BlockingBackend.of(own.lockBackend()).release(other, id);
                                 if (fence <= last) {
                                     throw new AssertionError(other + ": fence " + fence + " after " + last);
                                 }
@@ -140,7 +140,7 @@ class RedisDataLossTest {
                 }
                 started.await();
                 try {
-                    flushRounds(backend, admin, 300);
+                    flushRounds(redis, admin, 300);
                 } finally {
                     stop.set(true);
                 }
@@ -157,13 +157,13 @@ class RedisDataLossTest {
     private record Rounds(long last, int sameMillisecond) {}
 
     /** Rounds of acquire, FLUSHALL, acquire, as fast as one client goes; every fence above all before it. */
-    private static Rounds flushRounds(RedisLockBackend backend, StatefulRedisConnection<String, String> admin, int n) {
+    private static Rounds flushRounds(FenceGuardRedis redis, StatefulRedisConnection<String, String> admin, int n) {
         long last = 0;
         int sameMillisecond = 0;
         for (int round = 0; round < n; round++) {
-            long before = BlockingBackend.of(backend).tryAcquire(KEY, LockId.random(), TTL).orElseThrow().fence();
+            long before = BlockingBackend.of(redis.lockBackend()).tryAcquire(KEY, LockId.random(), TTL).orElseThrow().fence();
             admin.sync().flushall();
-            long after = BlockingBackend.of(backend).tryAcquire(KEY, LockId.random(), TTL).orElseThrow().fence();
+            long after = BlockingBackend.of(redis.lockBackend()).tryAcquire(KEY, LockId.random(), TTL).orElseThrow().fence();
             admin.sync().flushall();
             assertThat(before).as("round %d, before the loss", round).isGreaterThan(last);
             assertThat(after).as("round %d, first fence after the loss", round).isGreaterThan(before);
@@ -182,7 +182,7 @@ class RedisDataLossTest {
             RedisClient masterClient = RedisClient.create(RedisURI.create(master.uri()));
             RedisClient replicaClient = RedisClient.create(RedisURI.create(replica.uri()));
             try (StatefulRedisConnection<String, String> r = replicaClient.connect();
-                    RedisLockBackend onMaster = RedisLockBackend.builder(masterClient).build()) {
+                    FenceGuardRedis onMaster = FenceGuardRedis.builder(masterClient).build()) {
                 r.sync().replicaof("127.0.0.1", master.port());
                 issue(onMaster, 20);
                 awaitSynced(r);
@@ -190,7 +190,7 @@ class RedisDataLossTest {
                 r.sync().replicaofNoOne();
                 long onMasterMax = issue(onMaster, 200);
                 // Fail over: clients now talk to the replica, which never saw those 200 fences.
-                try (RedisLockBackend onReplica = RedisLockBackend.builder(replicaClient).build()) {
+                try (FenceGuardRedis onReplica = FenceGuardRedis.builder(replicaClient).build()) {
                     assertThat(next(onReplica)).as("first fence on the promoted replica").isGreaterThan(onMasterMax);
                 }
             } finally {

@@ -26,7 +26,7 @@ class RedisErrorsTest {
     void connectionRefusedIsUnavailable() {
         RedisClient client = RedisClient.create(RedisURI.create("redis://127.0.0.1:" + Ports.free()));
         try {
-            assertThatThrownBy(() -> RedisLockBackend.builder(client).build())
+            assertThatThrownBy(() -> FenceGuardRedis.builder(client).build())
                     .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
         } finally {
             client.shutdown();
@@ -40,10 +40,10 @@ class RedisErrorsTest {
         try (RedisServers.Server server = RedisServers.start("--rename-command", "EVALSHA", "evalsha-renamed",
                 "--rename-command", "EVAL", "eval-renamed")) {
             RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
-            try (RedisLockBackend backend = RedisLockBackend.builder(client).build()) {
+            try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build()) {
                 LockId id = LockId.random();
                 Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(
-                        () -> BlockingBackend.of(backend).tryAcquire(LockKey.of("orders:echo"), id, TTL));
+                        () -> BlockingBackend.of(redis.lockBackend()).tryAcquire(LockKey.of("orders:echo"), id, TTL));
                 assertThat(thrown).isInstanceOfSatisfying(FenceGuardException.class, e -> {
                     assertThat(e.getMessage()).contains("acquire failed").contains("unknown command")
                             .contains("arguments withheld").contains("orders:echo");
@@ -62,7 +62,7 @@ class RedisErrorsTest {
     @Test
     void anArgumentQuotedInAnErrorIsWithheldWherePresent() {
         String id = LockId.random().value();
-        assertThat(dev.fenceguard.redis.internal.ScriptRunner.safeText(
+        assertThat(dev.fenceguard.redis.internal.RedisErrors.safeText(
                 "ERR Error running script: bad lock " + id + " script: abc, on @user_script:1.", id, "30000"))
                 .isEqualTo("ERR Error running script: bad lock <argument withheld> script: abc, on @user_script:1.");
     }
@@ -70,11 +70,11 @@ class RedisErrorsTest {
     @Test
     void aResetOrClosedSocketIsUnavailableWhateverItsWording() {
         // Seen in the fault storms: a connection cut by the proxy surfaced as "Connection reset" (capital C).
-        assertThat(dev.fenceguard.redis.internal.ScriptRunner.map(new io.lettuce.core.RedisException(
+        assertThat(dev.fenceguard.redis.internal.RedisErrors.map(new io.lettuce.core.RedisException(
                 new java.net.SocketException("Connection reset")), "k", "acquire").code()).isEqualTo(ErrorCode.UNAVAILABLE);
-        assertThat(dev.fenceguard.redis.internal.ScriptRunner.map(new io.lettuce.core.RedisException(
+        assertThat(dev.fenceguard.redis.internal.RedisErrors.map(new io.lettuce.core.RedisException(
                 "Connection closed by peer"), "k", "acquire").code()).isEqualTo(ErrorCode.UNAVAILABLE);
-        assertThat(dev.fenceguard.redis.internal.ScriptRunner.map(new io.lettuce.core.RedisException(
+        assertThat(dev.fenceguard.redis.internal.RedisErrors.map(new io.lettuce.core.RedisException(
                 "something odd"), "k", "acquire").code()).isEqualTo(ErrorCode.INTERNAL);
     }
 
@@ -84,8 +84,8 @@ class RedisErrorsTest {
             RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
             try {
                 assertThatThrownBy(() -> {
-                    try (RedisLockBackend backend = RedisLockBackend.builder(client).build()) {
-                        BlockingBackend.of(backend).tryAcquire(LockKey.of("k"), LockId.random(), TTL);
+                    try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build()) {
+                        BlockingBackend.of(redis.lockBackend()).tryAcquire(LockKey.of("k"), LockId.random(), TTL);
                     }
                 }).isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.AUTH));
             } finally {
@@ -100,10 +100,10 @@ class RedisErrorsTest {
             RedisURI uri = RedisURI.create(server.uri());
             uri.setTimeout(Duration.ofMillis(300));
             RedisClient client = RedisClient.create(uri);
-            try (RedisLockBackend backend = RedisLockBackend.builder(client).build();
+            try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build();
                     StatefulRedisConnection<String, String> admin = client.connect()) {
                 admin.sync().clientPause(2_000);
-                assertThatThrownBy(() -> BlockingBackend.of(backend).tryAcquire(LockKey.of("k"), LockId.random(), TTL))
+                assertThatThrownBy(() -> BlockingBackend.of(redis.lockBackend()).tryAcquire(LockKey.of("k"), LockId.random(), TTL))
                         .isInstanceOfSatisfying(FenceGuardException.class, e -> {
                             assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
                             assertThat(e.key()).contains("k");
@@ -119,8 +119,9 @@ class RedisErrorsTest {
     @Test
     void aWrongTypeAtAnInternalKeyIsInvalidArgumentAndTakesNoLock() {
         String prefix = TestRedis.keyPrefix("wrongtype");
-        try (RedisLockBackend backend = RedisLockBackend.builder(RedisSupport.shared()).withKeyPrefix(prefix).build();
+        try (FenceGuardRedis redis = FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(prefix).build();
                 StatefulRedisConnection<String, String> admin = RedisSupport.shared().connect()) {
+            RedisLockBackend backend = redis.lockBackend();
             admin.sync().rpush(backend.fenceKeyOf("k"), "not a counter");
             assertThatThrownBy(() -> BlockingBackend.of(backend).tryAcquire(LockKey.of("k"), LockId.random(), TTL))
                     .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
@@ -134,9 +135,9 @@ class RedisErrorsTest {
     void scriptsAreReloadedAfterTheServerForgetsThem() {
         try (RedisServers.Server server = RedisServers.start()) {
             RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
-            try (RedisLockBackend backend = RedisLockBackend.builder(client).build();
+            try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build();
                     StatefulRedisConnection<String, String> admin = client.connect()) {
-                BlockingBackend locks = BlockingBackend.of(backend);
+                BlockingBackend locks = BlockingBackend.of(redis.lockBackend());
                 LockId id = LockId.random();
                 locks.tryAcquire(LockKey.of("k"), id, TTL).orElseThrow();
                 // Every cached script is gone: each EVALSHA below says NOSCRIPT and the asynchronous path re-sends EVAL.
@@ -157,9 +158,10 @@ class RedisErrorsTest {
     @Test
     void anExhaustedKeyFailsClearlyAndTakesNoLock() {
         String prefix = TestRedis.keyPrefix("exhausted");
-        try (RedisLockBackend backend = RedisLockBackend.builder(RedisSupport.shared()).withKeyPrefix(prefix)
+        try (FenceGuardRedis redis = FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(prefix)
                 .withFenceStrategy(dev.fenceguard.core.FenceStrategy.DENSE).build();
                 StatefulRedisConnection<String, String> admin = RedisSupport.shared().connect()) {
+            RedisLockBackend backend = redis.lockBackend();
             admin.sync().set(backend.fenceKeyOf("old"), Long.toString(dev.fenceguard.core.FenceToken.MAX_VALUE));
             assertThatThrownBy(() -> BlockingBackend.of(backend).tryAcquire(LockKey.of("old"), LockId.random(), TTL))
                     .isInstanceOfSatisfying(FenceGuardException.class, e -> {
@@ -175,8 +177,9 @@ class RedisErrorsTest {
     @Test
     void replicaAcknowledgementFailsClearlyWithoutReplicasAndReleases() {
         String prefix = TestRedis.keyPrefix("wait");
-        try (RedisLockBackend backend = RedisLockBackend.builder(RedisSupport.shared()).withKeyPrefix(prefix)
+        try (FenceGuardRedis redis = FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(prefix)
                 .withReplicaAcknowledgement(1, Duration.ofMillis(100)).build()) {
+            RedisLockBackend backend = redis.lockBackend();
             assertThatThrownBy(() -> BlockingBackend.of(backend).tryAcquire(LockKey.of("k"), LockId.random(), TTL))
                     .isInstanceOfSatisfying(FenceGuardException.class, e -> {
                         assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
@@ -186,7 +189,7 @@ class RedisErrorsTest {
         } finally {
             RedisSupport.deleteKeys(prefix);
         }
-        assertThatThrownBy(() -> RedisLockBackend.builder(RedisSupport.cluster()).withReplicaAcknowledgement(1, Duration.ofMillis(10)).build())
+        assertThatThrownBy(() -> FenceGuardRedis.builder(RedisSupport.cluster()).withReplicaAcknowledgement(1, Duration.ofMillis(10)).build())
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("Cluster");
     }
 }

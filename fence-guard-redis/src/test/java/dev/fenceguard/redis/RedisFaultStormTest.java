@@ -32,10 +32,13 @@ class RedisFaultStormTest {
         String prefix = TestRedis.keyPrefix("faultstorm");
         RedisClient lockClient = RedisClient.create(RedisStorms.uri(server.uri()));
         RedisClient resourceClient = RedisClient.create(RedisStorms.uri(TestRedis.server().uri()));
-        try (RedisLockBackend backend = RedisLockBackend.builder(lockClient).withFenceStrategy(FenceStrategy.CLOCK_FLOORED).build();
-                StatefulRedisConnection<String, String> resource = resourceClient.connect()) {
-            FencedRedis fenced = FencedRedis.builder(resource).withFenceKeyPrefix(prefix + "fence:").withMetrics(LockMetrics.none()).build();
-            ZombieStorm.Builder storm = RedisStorms.storm(backend, "counter", RedisStorms.counter(fenced, resource.sync(), prefix + "counter"),
+        // Two servers, so two FenceGuardRedis: the lock backend of one, the fenced writes of the other.
+        try (FenceGuardRedis lockServer = FenceGuardRedis.builder(lockClient).withFenceStrategy(FenceStrategy.CLOCK_FLOORED).build();
+                StatefulRedisConnection<String, String> resource = resourceClient.connect();
+                FenceGuardRedis resourceServer = FenceGuardRedis.builder(resource).withFenceKeyPrefix(prefix + "fence:")
+                        .withMetrics(LockMetrics.none()).build()) {
+            FencedRedis fenced = resourceServer.fencedWrites();
+            ZombieStorm.Builder storm = RedisStorms.storm(lockServer.lockBackend(), "counter", RedisStorms.counter(fenced, resource.sync(), prefix + "counter"),
                     ZombieStorm.attemptsProperty(200));
             ZombieStorm.Result r = faults.apply(storm).build().run();
             System.out.println("STORM redis, " + label + ": " + r.summary());
@@ -92,8 +95,10 @@ class RedisFaultStormTest {
         try (TcpProxy proxy = TcpProxy.start(shared.getHost(), shared.getPort() > 0 ? shared.getPort() : 6379)) {
             RedisClient client = RedisClient.create(RedisStorms.uri(URI.create("redis://127.0.0.1:" + proxy.port())));
             try (StatefulRedisConnection<String, String> c = client.connect();
-                    RedisLockBackend backend = RedisLockBackend.builder(c).withKeyPrefix(prefix).build()) {
-                FencedRedis fenced = FencedRedis.builder(c).withFenceKeyPrefix(prefix + "fence:").withMetrics(LockMetrics.none()).build();
+                    FenceGuardRedis redis = FenceGuardRedis.builder(c).withKeyPrefix(prefix).withFenceKeyPrefix(prefix + "fence:")
+                            .withMetrics(LockMetrics.none()).build()) {
+                RedisLockBackend backend = redis.lockBackend();
+                FencedRedis fenced = redis.fencedWrites();
                 int delayed = Math.max(2, size / 2);
                 ZombieStorm.Result r = RedisStorms.storm(backend, "counter", RedisStorms.counter(fenced, c.sync(), prefix + "counter"), size)
                         .withFault(Math.max(1, size / 4), proxy::cutConnections)

@@ -1,10 +1,12 @@
 package dev.fenceguard.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockId;
@@ -35,8 +37,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A Redis server that stops answering (paused by SIGSTOP: the socket stays open, nothing comes back)
  * or dies (SIGKILL) cannot hold fence-guard past its bounds: each backend call ends with TIMEOUT at its
- * timeout, a lease is declared lost at its local deadline, {@code withLock} returns within the release
- * timeout, and no thread is left waiting in the driver. Lettuce keeps its default 60 s command timeout
+ * timeout and each fenced write at the write timeout, a lease is declared lost at its local deadline,
+ * {@code withLock} returns within the release timeout, and no thread is left waiting in the driver. Lettuce keeps its default 60 s command timeout
  * here, so every bound seen is fence-guard's own. Each test runs a private redis-server.
  */
 class RedisHungServerTest {
@@ -50,7 +52,8 @@ class RedisHungServerTest {
     void everyCallToAPausedServerEndsWithTimeoutAtItsTimeout() throws Exception {
         try (RedisServers.Server server = RedisServers.start()) {
             RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
-            try (RedisLockBackend backend = RedisLockBackend.builder(client).build()) {
+            try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build()) {
+                RedisLockBackend backend = redis.lockBackend();
                 LockKey key = LockKey.of("orders:paused");
                 LockId held = LockId.random();
                 BlockingBackend.of(backend).tryAcquire(key, held, Duration.ofSeconds(30)).orElseThrow(); // scripts cached too
@@ -64,17 +67,43 @@ class RedisHungServerTest {
                             backend.extend(key, held, Duration.ofSeconds(30), timeout).toCompletableFuture(),
                             backend.release(key, held, timeout).toCompletableFuture(),
                             backend.lookup(key, timeout).toCompletableFuture());
-                    assertThat(calls).as("each call returned at once, before any answer").noneMatch(CompletableFuture::isDone);
-                    for (CompletableFuture<?> call : calls) {
-                        Throwable failure = failureOf(call);
-                        long elapsed = System.nanoTime() - sent;
-                        assertThat(failure).isInstanceOfSatisfying(FenceGuardException.class, e -> {
-                            assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
-                            assertThat(e.getMessage()).contains("within PT0.3S");
-                        });
-                        assertThat(Duration.ofNanos(elapsed)).isLessThan(timeout.plusNanos(SLACK_NANOS));
-                    }
-                    assertNoThreadWaitsInTheDriverOrFenceGuard();
+                    assertEachEndsWithTimeoutAt(calls, sent, timeout);
+                } finally {
+                    signal(pid, "CONT");
+                }
+            } finally {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            }
+        }
+    }
+
+    @Test
+    void everyFencedWriteToAPausedServerEndsWithTimeoutAtItsWriteTimeout() throws Exception {
+        Duration timeout = Duration.ofMillis(300);
+        try (RedisServers.Server server = RedisServers.start()) {
+            RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
+            try (FenceGuardRedis redis = FenceGuardRedis.builder(client).withWriteTimeout(timeout).withMetrics(LockMetrics.none())
+                    .build()) {
+                FencedRedis writes = redis.fencedWrites();
+                FenceToken fence = FenceToken.of(5);
+                writes.set("stock:sku-1", "41", fence).orThrow(); // connected, scripts cached
+                long pid = pidOf(server);
+                signal(pid, "STOP");
+                try {
+                    long sent = System.nanoTime();
+                    AsyncFencedRedis async = writes.async();
+                    List<CompletableFuture<?>> calls = List.of(
+                            async.set("stock:sku-1", "40", fence).toCompletableFuture(),
+                            async.hset("order:1", Map.of("status", "paid"), fence).toCompletableFuture(),
+                            async.delete("order:2", fence).toCompletableFuture(),
+                            async.claim("stock:sku-1", fence).toCompletableFuture(),
+                            async.eval("return 1", List.of("stock:sku-1"), List.of(), fence).toCompletableFuture());
+                    assertEachEndsWithTimeoutAt(calls, sent, timeout);
+
+                    long waited = System.nanoTime();
+                    assertThatThrownBy(() -> writes.set("stock:sku-1", "39", fence)).as("the blocking face waits on the same bound")
+                            .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
+                    assertThat(Duration.ofNanos(System.nanoTime() - waited)).isLessThan(timeout.plusNanos(SLACK_NANOS));
                 } finally {
                     signal(pid, "CONT");
                 }
@@ -89,9 +118,10 @@ class RedisHungServerTest {
         // Keyspace events tell the test when the server deleted a lock key: no polling, no sleeps.
         try (RedisServers.Server server = RedisServers.start("--notify-keyspace-events", "Kg")) {
             RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
-            try (RedisLockBackend backend = RedisLockBackend.builder(client).build();
+            try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build();
                     StatefulRedisConnection<String, String> admin = client.connect();
                     StatefulRedisPubSubConnection<String, String> events = client.connectPubSub()) {
+                RedisLockBackend backend = redis.lockBackend();
                 LockKey granted = LockKey.of("orders:late-grant");
                 LockKey extended = LockKey.of("orders:late-extension");
                 LockId extender = LockId.random();
@@ -164,7 +194,8 @@ class RedisHungServerTest {
     private static void holdWhileTheServerHangs(RedisServers.Server server, Consumer<RedisServers.Server> hang,
             boolean expectTimeout) throws Exception {
         RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
-        try (RedisLockBackend backend = RedisLockBackend.builder(client).build()) {
+        try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build()) {
+            RedisLockBackend backend = redis.lockBackend();
             CountDownLatch lost = new CountDownLatch(1);
             AtomicReference<Long> lostAt = new AtomicReference<>();
             AtomicReference<Throwable> lostCause = new AtomicReference<>();
@@ -207,6 +238,25 @@ class RedisHungServerTest {
         } finally {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }
+    }
+
+    /**
+     * Each call, sent at {@code sent} to a paused server, returned at once and ends with TIMEOUT at its
+     * timeout; afterwards no thread waits for them.
+     */
+    private static void assertEachEndsWithTimeoutAt(List<CompletableFuture<?>> calls, long sent, Duration timeout)
+            throws InterruptedException {
+        assertThat(calls).as("each call returned at once, before any answer").noneMatch(CompletableFuture::isDone);
+        for (CompletableFuture<?> call : calls) {
+            Throwable failure = failureOf(call);
+            long elapsed = System.nanoTime() - sent;
+            assertThat(failure).isInstanceOfSatisfying(FenceGuardException.class, e -> {
+                assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
+                assertThat(e.getMessage()).contains("within " + timeout);
+            });
+            assertThat(Duration.ofNanos(elapsed)).isLessThan(timeout.plusNanos(SLACK_NANOS));
+        }
+        assertNoThreadWaitsInTheDriverOrFenceGuard();
     }
 
     /**

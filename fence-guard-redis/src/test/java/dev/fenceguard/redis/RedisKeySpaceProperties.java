@@ -43,11 +43,14 @@ class RedisKeySpaceProperties {
 
     private static final StatefulRedisConnection<String, String> CONN = RedisSupport.shared().connect();
     private static final RedisCommands<String, String> REDIS = CONN.sync();
-    private static final RedisLockBackend DENSE = RedisLockBackend.builder(CONN).withKeyPrefix(LOCKS)
-            .withFenceStrategy(FenceStrategy.DENSE).build();
-    private static final RedisLockBackend FLOORED = RedisLockBackend.builder(CONN).withKeyPrefix(OTHER_LOCKS).build();
-    private static final FencedRedis FENCED = FencedRedis.builder(CONN).withLockKeyPrefixes(LOCKS, OTHER_LOCKS)
-            .withFenceKeyPrefix(FENCES).withMetrics(LockMetrics.none()).build();
+    /** The fenced writes come from this one: its own backend is refused unnamed, the other one named. */
+    private static final FenceGuardRedis MAIN = FenceGuardRedis.builder(CONN).withKeyPrefix(LOCKS).withFenceStrategy(FenceStrategy.DENSE)
+            .withOtherLockKeyPrefixes(OTHER_LOCKS).withFenceKeyPrefix(FENCES).withMetrics(LockMetrics.none()).build();
+    private static final FenceGuardRedis OTHER = FenceGuardRedis.builder(CONN).withKeyPrefix(OTHER_LOCKS).withFenceKeyPrefix(FENCES)
+            .withMetrics(LockMetrics.none()).build();
+    private static final RedisLockBackend DENSE = MAIN.lockBackend();
+    private static final RedisLockBackend FLOORED = OTHER.lockBackend();
+    private static final FencedRedis FENCED = MAIN.fencedWrites();
     private static final List<String> PROTECTED = seed();
 
     /** Locks with issued fences (one of each held), resources of each kind; returns every key they use. */
@@ -81,9 +84,8 @@ class RedisKeySpaceProperties {
 
     @AfterContainer
     static void cleanUp() {
-        FENCED.close();
-        DENSE.close();
-        FLOORED.close();
+        MAIN.close();
+        OTHER.close();
         CONN.close();
         RedisSupport.deleteKeys(R);
     }

@@ -11,7 +11,10 @@ import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome.Applied;
 import dev.fenceguard.core.WriteOutcome.Stale;
 import dev.fenceguard.testkit.BlockingBackend;
+import dev.fenceguard.testkit.servers.Ports;
 import dev.fenceguard.testkit.servers.TestRedis;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
@@ -31,6 +34,7 @@ class RedisKeySpaceTest {
     private static final Duration TTL = Duration.ofMinutes(5);
     private StatefulRedisConnection<String, String> conn;
     private RedisCommands<String, String> redis;
+    private FenceGuardRedis guard;
     private RedisLockBackend locks;
     private FencedRedis fenced;
 
@@ -38,15 +42,16 @@ class RedisKeySpaceTest {
     void open() {
         conn = RedisSupport.shared().connect();
         redis = conn.sync();
-        locks = RedisLockBackend.builder(conn).withKeyPrefix(P).withFenceStrategy(FenceStrategy.DENSE).build();
-        fenced = FencedRedis.builder(conn).withLockKeyPrefixes(locks.keyPrefix()).withFenceKeyPrefix(P + "fence:")
+        // The fenced writes refuse this lock backend's key space without being told its prefix.
+        guard = FenceGuardRedis.builder(conn).withKeyPrefix(P).withFenceStrategy(FenceStrategy.DENSE).withFenceKeyPrefix(P + "fence:")
                 .withMetrics(LockMetrics.none()).build();
+        locks = guard.lockBackend();
+        fenced = guard.fencedWrites();
     }
 
     @AfterEach
     void close() {
-        fenced.close();
-        locks.close();
+        guard.close();
         conn.close();
     }
 
@@ -131,9 +136,9 @@ class RedisKeySpaceTest {
     @Test
     void everyOperationRefusesInternalKeysBeforeAnyIo() {
         StatefulRedisConnection<String, String> other = RedisSupport.shared().connect();
-        FencedRedis defaults = FencedRedis.builder(other).withMetrics(LockMetrics.none()).build();
-        FencedRedis twoBackends = FencedRedis.builder(other).withLockKeyPrefixes("app:", "jobs:").withMetrics(LockMetrics.none())
-                .build();
+        FencedRedis defaults = FenceGuardRedis.builder(other).withMetrics(LockMetrics.none()).build().fencedWrites();
+        FencedRedis twoBackends = FenceGuardRedis.builder(other).withKeyPrefix("app:").withOtherLockKeyPrefixes("jobs:")
+                .withMetrics(LockMetrics.none()).build().fencedWrites();
         other.close(); // any command would now fail: the refusal must come first
         assertEveryOperationRefuses(defaults, "fg:{orders}:fence", "lock backend with key prefix 'fg:'");
         assertEveryOperationRefuses(defaults, "fg:{orders}:lock", "lock backend with key prefix 'fg:'");
@@ -173,14 +178,27 @@ class RedisKeySpaceTest {
     }
 
     @Test
-    void aFenceKeyPrefixEqualToALockKeyPrefixIsRefused() {
-        assertThatThrownBy(() -> FencedRedis.builder(conn).withFenceKeyPrefix("fg:").build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must differ from every lock key prefix [fg:]");
-        assertThatThrownBy(() -> FencedRedis.builder(conn).withLockKeyPrefixes("a:", "b:").withFenceKeyPrefix("b:").build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fence key prefix 'b:' must differ");
-        assertThatThrownBy(() -> RedisLockBackend.builder(conn).withKeyPrefix("fg:fence:"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FencedRedis's default fence key prefix");
-        assertThatThrownBy(() -> FencedRedis.builder(conn).withLockKeyPrefixes("a{")).hasMessageContaining("'{'");
-        assertThatThrownBy(() -> FencedRedis.builder(conn).withLockKeyPrefixes((String) null)).isInstanceOf(IllegalArgumentException.class);
+    void aFenceKeyPrefixEqualToALockKeyPrefixIsRefusedBeforeConnecting() {
+        // A client of a port where nothing listens: a refusal that came after connecting would be UNAVAILABLE.
+        RedisClient nowhere = RedisClient.create(RedisURI.create("redis://127.0.0.1:" + Ports.free()));
+        try {
+            assertThatThrownBy(() -> FenceGuardRedis.builder(nowhere).withFenceKeyPrefix("fg:").build()).as("fence prefix = default key prefix")
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("fence key prefix 'fg:' must differ from every lock key prefix [fg:]: a resource's fence key could "
+                            + "then be a lock's key or fence counter");
+            assertThatThrownBy(() -> FenceGuardRedis.builder(nowhere).withKeyPrefix("fg:fence:").build()).as("key prefix = default fence prefix")
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fence key prefix 'fg:fence:' must differ");
+            assertThatThrownBy(() -> FenceGuardRedis.builder(nowhere).withKeyPrefix("a:").withOtherLockKeyPrefixes("b:", "c:")
+                    .withFenceKeyPrefix("c:").build()).as("fence prefix = another backend's key prefix")
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fence key prefix 'c:' must differ from every lock "
+                            + "key prefix [a:, b:, c:]");
+        } finally {
+            nowhere.shutdown();
+        }
+        assertThatThrownBy(() -> FenceGuardRedis.builder(conn).withOtherLockKeyPrefixes("a{")).hasMessageContaining("'{'");
+        assertThatThrownBy(() -> FenceGuardRedis.builder(conn).withOtherLockKeyPrefixes((String) null))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> FenceGuardRedis.builder(conn).withKeyPrefix("x}")).hasMessageContaining("'}'");
+        assertThatThrownBy(() -> FenceGuardRedis.builder(conn).withFenceKeyPrefix("a{b")).hasMessageContaining("'{'");
     }
 }

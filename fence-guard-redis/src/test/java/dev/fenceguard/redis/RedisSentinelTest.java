@@ -12,7 +12,7 @@ import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The backend and the fenced writes through a Sentinel-managed master (a RedisClient with a Sentinel URI). */
+/** The backend and the fenced writes (both faces) through a Sentinel-managed master (a RedisClient with a Sentinel URI). */
 class RedisSentinelTest {
 
     @Test
@@ -20,9 +20,9 @@ class RedisSentinelTest {
         try (RedisServers.Server master = RedisServers.start();
                 RedisServers.Server sentinel = RedisServers.sentinel(master.port(), "fgmaster")) {
             RedisClient client = RedisClient.create(RedisURI.Builder.sentinel("127.0.0.1", sentinel.port(), "fgmaster").build());
-            try (RedisLockBackend backend = RedisLockBackend.builder(client).build();
-                    FencedRedis fenced = FencedRedis.builder(client).withMetrics(LockMetrics.none()).build()) {
-                LockClient locks = LockClient.builder(backend).withMetrics(LockMetrics.none()).build();
+            try (FenceGuardRedis redis = FenceGuardRedis.builder(client).withMetrics(LockMetrics.none()).build()) {
+                LockClient locks = LockClient.builder(redis.lockBackend()).withMetrics(LockMetrics.none()).build();
+                FencedRedis fenced = redis.fencedWrites();
                 Lease first = locks.tryAcquire("orders:1", Duration.ofSeconds(30)).orElseThrow();
                 assertThat(locks.tryAcquire("orders:1", Duration.ofSeconds(30))).isEmpty();
                 assertThat(fenced.set("order:1", "paid", first.fence())).isInstanceOf(WriteOutcome.Applied.class);
@@ -31,6 +31,10 @@ class RedisSentinelTest {
                 assertThat(second.fence()).isGreaterThan(first.fence());
                 assertThat(fenced.set("order:1", "paid again", second.fence())).isInstanceOf(WriteOutcome.Applied.class);
                 assertThat(fenced.set("order:1", "zombie", first.fence())).isInstanceOf(WriteOutcome.Stale.class);
+                assertThat(fenced.async().set("order:1", "async zombie", first.fence()).toCompletableFuture().join())
+                        .isInstanceOf(WriteOutcome.Stale.class);
+                assertThat(fenced.async().set("order:1", "shipped", second.fence()).toCompletableFuture().join())
+                        .isInstanceOf(WriteOutcome.Applied.class);
                 second.close();
             } finally {
                 client.shutdown();

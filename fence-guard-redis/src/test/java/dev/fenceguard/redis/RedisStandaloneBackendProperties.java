@@ -9,16 +9,16 @@ import net.jqwik.api.lifecycle.AfterContainer;
 class RedisStandaloneBackendProperties extends LockBackendProperties {
 
     private static final String PREFIX = TestRedis.keyPrefix("props");
-    private static final RedisLockBackend BACKEND = RedisLockBackend.builder(RedisSupport.shared()).withKeyPrefix(PREFIX).build();
+    private static final FenceGuardRedis REDIS = FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(PREFIX).build();
 
     @AfterContainer
     static void cleanUp() {
-        BACKEND.close();
+        REDIS.close();
         RedisSupport.deleteKeys(PREFIX);
     }
 
     @Override
     protected LockBackend backend() {
-        return BACKEND;
+        return REDIS.lockBackend();
     }
 }

@@ -4,7 +4,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.redis.internal.ScriptRunner;
+import dev.fenceguard.redis.internal.RedisErrors;
 import dev.fenceguard.testkit.ZombieStorm;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
@@ -49,7 +49,7 @@ final class RedisStorms {
                     String v = commands.get(key);
                     return v == null ? 0 : Long.parseLong(v);
                 } catch (RedisException e) {
-                    throw ScriptRunner.map(e, key, "read");
+                    throw RedisErrors.map(e, key, "read");
                 }
             }
 

@@ -19,9 +19,10 @@ class RedisZombieStormTest {
     void standalone() throws Exception {
         String prefix = TestRedis.keyPrefix("storm");
         try (StatefulRedisConnection<String, String> c = RedisSupport.shared().connect();
-                RedisLockBackend backend = RedisLockBackend.builder(c).withKeyPrefix(prefix).build()) {
-            FencedRedis fenced = FencedRedis.builder(c).withFenceKeyPrefix(prefix + "fence:").withMetrics(LockMetrics.none()).build();
-            ZombieStorm.Result r = RedisStorms.storm(backend, "counter", RedisStorms.counter(fenced, c.sync(), prefix + "counter"),
+                FenceGuardRedis redis = FenceGuardRedis.builder(c).withKeyPrefix(prefix).withFenceKeyPrefix(prefix + "fence:")
+                        .withMetrics(LockMetrics.none()).build()) {
+            ZombieStorm.Result r = RedisStorms.storm(redis.lockBackend(), "counter",
+                    RedisStorms.counter(redis.fencedWrites(), c.sync(), prefix + "counter"),
                     ZombieStorm.attemptsProperty(300)).build().run();
             System.out.println("STORM redis standalone: " + r.summary());
             assertThat(r.stalls()).isPositive();
@@ -36,9 +37,8 @@ class RedisZombieStormTest {
     void cluster() throws Exception {
         String key = "{storm-" + java.util.UUID.randomUUID().toString().substring(0, 8) + "}:counter";
         try (StatefulRedisClusterConnection<String, String> c = RedisSupport.cluster().connect();
-                RedisLockBackend backend = RedisLockBackend.builder(c).build()) {
-            FencedRedis fenced = FencedRedis.builder(c).withMetrics(LockMetrics.none()).build();
-            ZombieStorm.Result r = RedisStorms.storm(backend, "counter", RedisStorms.counter(fenced, c.sync(), key),
+                FenceGuardRedis redis = FenceGuardRedis.builder(c).withMetrics(LockMetrics.none()).build()) {
+            ZombieStorm.Result r = RedisStorms.storm(redis.lockBackend(), "counter", RedisStorms.counter(redis.fencedWrites(), c.sync(), key),
                     ZombieStorm.attemptsProperty(300)).build().run();
             System.out.println("STORM redis cluster: " + r.summary());
             assertThat(r.stalls()).isPositive();

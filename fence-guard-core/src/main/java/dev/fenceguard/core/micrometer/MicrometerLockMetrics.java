@@ -1,16 +1,24 @@
 package dev.fenceguard.core.micrometer;
 
+import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link LockMetrics} on a Micrometer {@link MeterRegistry}. Loaded only when used, so fence-guard-core
@@ -32,33 +40,91 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code fenceguard.fence.high} (counter; {@code backend});
  *   <li>{@code fenceguard.write.stale} (counter; {@code resource}).
  * </ul>
+ *
+ * <p><b>Lock names (opt-in).</b> {@link Builder#withLockNames} adds a {@code lock.name} tag to every
+ * meter above but {@code fenceguard.write.stale}: a name your function derives from the key (say the
+ * part before the first {@code ':'}, see {@link #prefixUpTo}), at most {@code maxNames} distinct names
+ * per instance, after which further names are counted under {@value #OTHER_LOCKS}. Keys themselves
+ * are never tags: they are unbounded. Give every client on one registry the same setting, since
+ * registries such as Prometheus's want one set of tag keys per meter name.
  */
 public final class MicrometerLockMetrics implements LockMetrics {
 
+    /**
+     * The {@code lock.name} of locks past the bound, or whose name function failed or gave null or "".
+     *
+     * @since 0.2
+     */
+    public static final String OTHER_LOCKS = "other";
+
+    private static final Logger log = LoggerFactory.getLogger(MicrometerLockMetrics.class);
+
     private final MeterRegistry registry;
+    private final Naming naming;
+    /** This view's {@code lock.name}, or null for meters without the tag. */
+    private final String lockName;
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> heldNow = new ConcurrentHashMap<>();
 
-    private MicrometerLockMetrics(MeterRegistry registry) {
+    private MicrometerLockMetrics(MeterRegistry registry, Naming naming, String lockName) {
         this.registry = registry;
+        this.naming = naming;
+        this.lockName = lockName;
     }
 
-    /** Metrics on {@code registry}. */
+    /** Metrics on {@code registry}, without lock names. */
     public static MicrometerLockMetrics of(MeterRegistry registry) {
-        return new MicrometerLockMetrics(Objects.requireNonNull(registry, "registry"));
+        return builder(registry).build();
     }
 
-    /** Metrics on Micrometer's {@link Metrics#globalRegistry}. */
+    /** Metrics on Micrometer's {@link Metrics#globalRegistry}, without lock names. */
     public static MicrometerLockMetrics global() {
-        return new MicrometerLockMetrics(Metrics.globalRegistry);
+        return of(Metrics.globalRegistry);
+    }
+
+    /**
+     * A builder for metrics on {@code registry}.
+     *
+     * @throws NullPointerException if {@code registry} is null
+     * @since 0.2
+     */
+    public static Builder builder(MeterRegistry registry) {
+        return new Builder(registry);
+    }
+
+    /**
+     * A lock-name function for {@link Builder#withLockNames}: the key up to, not including, the first
+     * {@code separator} ({@code "orders:42"} gives {@code "orders"}), or the whole key if it has none.
+     *
+     * @since 0.2
+     */
+    public static Function<String, String> prefixUpTo(char separator) {
+        return key -> {
+            int at = key.indexOf(separator);
+            return at < 0 ? key : key.substring(0, at);
+        };
+    }
+
+    /**
+     * This object if lock names are off; otherwise the view whose meters carry the key's
+     * {@code lock.name}. Views are made once per name and kept.
+     *
+     * @since 0.2
+     */
+    @Override
+    public LockMetrics forLock(LockKey key) {
+        if (naming == null || lockName != null) {
+            return this;
+        }
+        return naming.view(key.value(), this);
     }
 
     @Override
     public void acquireAttempt(String backend, AcquireOutcome outcome, Duration latency) {
         String o = lower(outcome);
         timers.computeIfAbsent("acquire|" + backend + "|" + o, k -> Timer.builder("fenceguard.lock.acquire")
-                .description("One lock acquire attempt, by outcome").tag("backend", backend).tag("outcome", o)
+                .description("One lock acquire attempt, by outcome").tags(tags(backend)).tag("outcome", o)
                 .register(registry)).record(latency);
     }
 
@@ -66,14 +132,14 @@ public final class MicrometerLockMetrics implements LockMetrics {
     public void acquireWaited(String backend, Duration waited, boolean acquired) {
         String o = acquired ? "acquired" : "gave_up";
         timers.computeIfAbsent("wait|" + backend + "|" + o, k -> Timer.builder("fenceguard.lock.acquire.wait")
-                .description("Time spent in acquire, backoff included, by how it ended").tag("backend", backend)
+                .description("Time spent in acquire, backoff included, by how it ended").tags(tags(backend))
                 .tag("outcome", o).register(registry)).record(waited);
     }
 
     @Override
     public void held(String backend, Duration holdTime) {
         timers.computeIfAbsent("held|" + backend, k -> Timer.builder("fenceguard.lock.held")
-                .description("How long leases were held").tag("backend", backend).register(registry)).record(holdTime);
+                .description("How long leases were held").tags(tags(backend)).register(registry)).record(holdTime);
     }
 
     @Override
@@ -90,7 +156,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
         return heldNow.computeIfAbsent(backend, b -> {
             AtomicLong n = new AtomicLong();
             Gauge.builder("fenceguard.lock.held.now", n, AtomicLong::get).description("Leases this process holds now")
-                    .tag("backend", b).register(registry);
+                    .tags(tags(b)).register(registry);
             return n;
         });
     }
@@ -99,31 +165,122 @@ public final class MicrometerLockMetrics implements LockMetrics {
     public void leaseLost(String backend, LossCause cause) {
         String c = lower(cause);
         counter("lost|" + backend + "|" + c, () -> Counter.builder("fenceguard.lock.lost")
-                .description("Leases lost while held, by cause").tag("backend", backend).tag("cause", c)).increment();
+                .description("Leases lost while held, by cause").tags(tags(backend)).tag("cause", c)).increment();
     }
 
     @Override
     public void renewFailed(String backend) {
-        counter("renew|" + backend, () -> Counter.builder("fenceguard.lock.renew.failures").tag("backend", backend)).increment();
+        counter("renew|" + backend, () -> Counter.builder("fenceguard.lock.renew.failures").tags(tags(backend))).increment();
     }
 
     @Override
     public void highFence(String backend) {
         counter("high|" + backend, () -> Counter.builder("fenceguard.fence.high")
-                .description("Fences issued above the warning threshold").tag("backend", backend)).increment();
+                .description("Fences issued above the warning threshold").tags(tags(backend))).increment();
     }
 
     @Override
     public void staleWriteRejected(String resourceType) {
+        // Writes do not know the lock that guards them, so this meter never carries lock.name.
         counter("stale|" + resourceType, () -> Counter.builder("fenceguard.write.stale")
                 .description("Fenced writes rejected as stale").tag("resource", resourceType)).increment();
     }
 
-    private Counter counter(String id, java.util.function.Supplier<Counter.Builder> builder) {
+    private Tags tags(String backend) {
+        return lockName == null ? Tags.of("backend", backend) : Tags.of("backend", backend, "lock.name", lockName);
+    }
+
+    private Counter counter(String id, Supplier<Counter.Builder> builder) {
         return counters.computeIfAbsent(id, k -> builder.get().register(registry));
     }
 
     private static String lower(Enum<?> e) {
-        return e.name().toLowerCase(java.util.Locale.ROOT);
+        return e.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The lock-name function, its bound, and the views made so far (shared by the views). */
+    private static final class Naming {
+        final Function<String, String> function;
+        final int maxNames;
+        final Map<String, MicrometerLockMetrics> views = new ConcurrentHashMap<>();
+        final AtomicBoolean warned = new AtomicBoolean();
+
+        Naming(Function<String, String> function, int maxNames) {
+            this.function = function;
+            this.maxNames = maxNames;
+        }
+
+        MicrometerLockMetrics view(String key, MicrometerLockMetrics base) {
+            String name = nameOf(key);
+            MicrometerLockMetrics view = views.get(name);
+            return view != null ? view : add(name, base);
+        }
+
+        /** Slow path, once per name: under a lock so that the bound is exact. */
+        private synchronized MicrometerLockMetrics add(String name, MicrometerLockMetrics base) {
+            MicrometerLockMetrics view = views.get(name);
+            if (view != null) {
+                return view;
+            }
+            long named = views.size() - (views.containsKey(OTHER_LOCKS) ? 1 : 0);
+            String tag = named < maxNames || name.equals(OTHER_LOCKS) ? name : OTHER_LOCKS;
+            return views.computeIfAbsent(tag, t -> new MicrometerLockMetrics(base.registry, this, t));
+        }
+
+        private String nameOf(String key) {
+            String name;
+            try {
+                name = function.apply(key);
+            } catch (RuntimeException e) {
+                // Metrics must never fail a lock operation: count the event, and say so once.
+                if (warned.compareAndSet(false, true)) {
+                    log.warn("the lock-name function threw {}; such locks are tagged lock.name={}", e.getClass().getName(), OTHER_LOCKS);
+                }
+                return OTHER_LOCKS;
+            }
+            return name == null || name.isEmpty() ? OTHER_LOCKS : name;
+        }
+    }
+
+    /**
+     * Options for {@link MicrometerLockMetrics}. Not thread-safe; {@link #build()} copies the settings.
+     *
+     * @since 0.2
+     */
+    public static final class Builder {
+        /** The most distinct lock names one instance accepts. */
+        public static final int MAX_LOCK_NAMES = 10_000;
+
+        private final MeterRegistry registry;
+        private Function<String, String> naming;
+        private int maxNames;
+
+        private Builder(MeterRegistry registry) {
+            this.registry = Objects.requireNonNull(registry, "registry");
+        }
+
+        /**
+         * Tags lock meters with {@code lock.name} = {@code naming.apply(key)}, for at most
+         * {@code maxNames} distinct names; the events of further names, and of keys for which the
+         * function throws or gives null or "", are tagged {@value MicrometerLockMetrics#OTHER_LOCKS}. Off by default. The
+         * function gets the (NFC-normalised) key and must be fast: it runs on every lock event.
+         *
+         * @throws NullPointerException if {@code naming} is null
+         * @throws IllegalArgumentException if {@code maxNames} is not between 1 and {@value #MAX_LOCK_NAMES}
+         */
+        public Builder withLockNames(Function<String, String> naming, int maxNames) {
+            Objects.requireNonNull(naming, "naming");
+            if (maxNames < 1 || maxNames > MAX_LOCK_NAMES) {
+                throw new IllegalArgumentException("maxNames must be between 1 and " + MAX_LOCK_NAMES + ", was " + maxNames);
+            }
+            this.naming = naming;
+            this.maxNames = maxNames;
+            return this;
+        }
+
+        /** Metrics with these settings. */
+        public MicrometerLockMetrics build() {
+            return new MicrometerLockMetrics(registry, naming == null ? null : new Naming(naming, maxNames), null);
+        }
     }
 }

@@ -4,9 +4,12 @@ import dev.fenceguard.core.FenceEncoding;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.core.internal.Text;
 import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * The write rule in one place, for every fenced-write helper (PostgreSQL, Redis, Firestore, and any a
@@ -18,18 +21,107 @@ import java.util.Objects;
  * numbers are taken as they are; text must be the 15-digit form of {@link FenceToken#toString()}
  * (surrounding blanks, as a {@code CHAR(15)} column may pad, are ignored). Immutable and thread-safe.
  *
+ * <p>Observing writes: a helper runs each fenced write through {@link #observe} (or
+ * {@link #observeAsync}, or {@link #startWrite} for results of other shapes), which reports one
+ * {@value LockObservations#WRITE} observation per write to {@link #observations()}. Started on the
+ * thread that runs a blocking {@code withLock}'s work, it is a child of that {@code withLock}'s
+ * observation.
+ *
  * @param policy the rule
  * @param encoding how the resource stores fences
  * @param metrics where rejections are counted
- * @param resourceType a bounded metric tag: {@code postgres}, {@code redis}, {@code firestore}, ...
+ * @param resourceType a bounded metric tag: {@code postgres}, {@code redis}, {@code firestore}, ...; the
+ *     {@code backend} key value of write observations
+ * @param observations where writes are observed (since 0.2)
  */
-public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics metrics, String resourceType) {
+public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics metrics, String resourceType,
+        LockObservations observations) {
 
     public WriteRule {
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(encoding, "encoding");
         Objects.requireNonNull(metrics, "metrics");
         Objects.requireNonNull(resourceType, "resourceType");
+        Objects.requireNonNull(observations, "observations");
+    }
+
+    /** A rule whose writes are not observed ({@link LockObservations#none()}). */
+    public WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics metrics, String resourceType) {
+        this(policy, encoding, metrics, resourceType, LockObservations.none());
+    }
+
+    /**
+     * Starts observing one fenced write; end it with {@link WriteObservation#finish} or
+     * {@link WriteObservation#fail}. For writes whose result is not a single {@link WriteOutcome}; the
+     * others use {@link #observe} or {@link #observeAsync}.
+     *
+     * @param kind a bounded kind of resource, the {@code resource.type} key value: a table or collection
+     *     name, a Redis data type; never a row key or document id
+     * @param operation the {@code operation} key value: {@code update}, {@code upsert}, {@code delete}, ...
+     * @param fence the fence the write carries
+     * @throws NullPointerException if an argument is null
+     * @since 0.2
+     */
+    public WriteObservation startWrite(String kind, String operation, FenceToken fence) {
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(operation, "operation");
+        Objects.requireNonNull(fence, "fence");
+        LockObservations.Observed observed = observations.startWrite(resourceType, kind, operation);
+        observed.fence(fence);
+        return new WriteObservation(observed);
+    }
+
+    /**
+     * Runs one blocking fenced write under a {@value LockObservations#WRITE} observation, current on
+     * this thread while {@code write} runs (so a driver's own observations nest under it), and ends it
+     * with the outcome: {@code applied}, {@code stale}, {@code not_found}, or {@code error} if
+     * {@code write} throws (what it throws is passed on unchanged) or returns null (then a
+     * {@link NullPointerException} is thrown).
+     *
+     * @see #startWrite
+     * @since 0.2
+     */
+    public WriteOutcome observe(String kind, String operation, FenceToken fence, Supplier<WriteOutcome> write) {
+        Objects.requireNonNull(write, "write");
+        WriteObservation observation = startWrite(kind, operation, fence);
+        WriteOutcome outcome;
+        try (LockObservations.Scope scope = observation.openScope()) {
+            outcome = Objects.requireNonNull(write.get(), "the write returned no outcome");
+        } catch (RuntimeException | Error e) {
+            observation.fail(e);
+            throw e;
+        }
+        observation.finish(outcome);
+        return outcome;
+    }
+
+    /**
+     * {@link #observe} for a write that answers with a stage: the observation is current while
+     * {@code write} starts the write, and ends when the stage completes.
+     *
+     * @return {@code write}'s stage, observed
+     * @since 0.2
+     */
+    public CompletionStage<WriteOutcome> observeAsync(String kind, String operation, FenceToken fence,
+            Supplier<? extends CompletionStage<WriteOutcome>> write) {
+        Objects.requireNonNull(write, "write");
+        WriteObservation observation = startWrite(kind, operation, fence);
+        CompletionStage<WriteOutcome> stage;
+        try (LockObservations.Scope scope = observation.openScope()) {
+            stage = Objects.requireNonNull(write.get(), "the write returned no stage");
+        } catch (RuntimeException | Error e) {
+            observation.fail(e);
+            throw e;
+        }
+        return stage.whenComplete((outcome, error) -> {
+            if (error != null) {
+                observation.fail(error);
+            } else if (outcome == null) {
+                observation.fail(new NullPointerException("the write completed with no outcome"));
+            } else {
+                observation.finish(outcome);
+            }
+        });
     }
 
     /** The value to store for {@code fence}: a {@code Long}, or the 15-digit text. */

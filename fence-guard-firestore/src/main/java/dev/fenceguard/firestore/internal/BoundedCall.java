@@ -17,9 +17,10 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * One lock operation as a chain of Firestore RPCs (read, conditional write, re-read after a lost race,
- * ...) under one deadline, without a thread waiting anywhere: each step is started from the callback
- * of the one before.
+ * One operation (a lock operation or a fenced write) as a chain of Firestore RPCs (read, conditional
+ * write, re-read after a lost race, ...) under one deadline, without a thread waiting anywhere: each
+ * step is started from the callback of the one before. {@link FirestoreHandle} builds its
+ * read-then-write on it.
  *
  * <p>How the deadline reaches the RPCs: the Firestore SDK takes no per-call deadline, but a gRPC call
  * started while a {@link Context} is current is cancelled with that context and sends the context's

@@ -10,17 +10,24 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 
 /**
- * Waits on Firestore futures (for the fenced writes; the lock backend never waits, see {@link BoundedCall}) and
- * maps gRPC status codes to fence-guard's codes.
+ * The module's one error mapper: gRPC status codes to fence-guard's codes, for the lock backend and the
+ * fenced writes alike; and the two places where a thread waits: the blocking face of the fenced writes
+ * ({@link #join}), and a read inside the caller's own transaction ({@link #await}), which the SDK runs on
+ * its own executor and expects to block.
  */
 public final class FirestoreErrors {
 
     private FirestoreErrors() {}
 
-    /** {@code future.get()}, with failures as {@link FenceGuardException} (or the app's own exception). */
+    /**
+     * {@code future.get()}, with failures as {@link FenceGuardException} (or the app's own exception).
+     * Only for reads inside the caller's transaction function; everything else is asynchronous.
+     */
     public static <T> T await(ApiFuture<T> future, String subject, String operation) {
         try {
             return future.get();
@@ -40,32 +47,42 @@ public final class FirestoreErrors {
     }
 
     /**
-     * Waits on a conditional write. Returns false if its precondition failed (the document changed
-     * since it was read, or already exists for a create): the caller re-reads and decides again.
+     * Waits for a stage that bounds itself (every stage of this module ends by its deadline), for the
+     * blocking faces: its value, or its failure unwrapped. An interrupt cancels the stage, which cancels
+     * the RPC still out; a write already sent may still apply.
+     *
+     * @throws FenceGuardException as the stage failed, or {@code UNAVAILABLE} if interrupted (the
+     *     interrupt flag is kept)
      */
-    public static boolean awaitConditional(ApiFuture<?> future, String subject, String operation) {
+    public static <T> T join(CompletionStage<T> stage, String subject, String operation) {
+        CompletableFuture<T> future = stage.toCompletableFuture();
         try {
-            future.get();
-            return true;
+            return future.get();
         } catch (InterruptedException e) {
+            future.cancel(false);
             Thread.currentThread().interrupt();
-            throw new FenceGuardException(ErrorCode.UNAVAILABLE, subject, operation + " interrupted", e);
+            throw new FenceGuardException(ErrorCode.UNAVAILABLE, subject, operation
+                    + " interrupted while waiting; it may or may not have been applied", e);
         } catch (ExecutionException e) {
-            Status.Code code = status(e.getCause());
-            if (code == Status.Code.FAILED_PRECONDITION || code == Status.Code.ALREADY_EXISTS) {
-                return false;
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException r) {
+                throw r;
             }
-            throw failure(e.getCause(), subject, operation);
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw failure(cause, subject, operation);
         }
     }
 
     /**
-     * Whether {@code t} is a conditional write's precondition failing (the document changed since it
-     * was read, or already exists for a create): a lost race, not an error.
+     * Whether {@code t} is a conditional write's precondition failing: the document changed since it was
+     * read, already exists for a create, or (should Firestore say so) no longer exists for an update. A
+     * lost race, not an error: the operation reads again.
      */
     static boolean isLostRace(Throwable t) {
         Status.Code code = status(t);
-        return code == Status.Code.FAILED_PRECONDITION || code == Status.Code.ALREADY_EXISTS;
+        return code == Status.Code.FAILED_PRECONDITION || code == Status.Code.ALREADY_EXISTS || code == Status.Code.NOT_FOUND;
     }
 
     /**

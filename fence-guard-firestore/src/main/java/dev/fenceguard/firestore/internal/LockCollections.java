@@ -5,16 +5,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
 
-/**
- * The collections that hold lock documents, and the rule that keeps fenced resource writes out of them.
- *
- * <p>{@link #DEFAULT} repeats {@code FirestoreLockBackend}'s default collection here rather than reading
- * it from the backend, so that this rule does not depend on the backend's code; a test pins that the two
- * agree.
- */
+/** The collections that hold lock documents, and the rule that keeps fenced resource writes out of them. */
 public final class LockCollections {
 
-    /** {@code FirestoreLockBackend}'s default collection. */
+    /** The lock backend's default collection. */
     public static final String DEFAULT = "fence_guard_locks";
 
     private LockCollections() {}
@@ -23,15 +17,16 @@ public final class LockCollections {
      * {@code collection} if it is a single Firestore collection id, the only kind a lock backend takes
      * (so lock collections are always top-level).
      *
+     * @param setting the setting named in the message
      * @throws IllegalArgumentException if it is empty, contains {@code /}, is {@code .} or {@code ..},
      *     matches {@code __.*__} or is longer than 1,500 UTF-8 bytes
      */
-    public static String requireCollectionId(String collection) {
-        Objects.requireNonNull(collection, "collection");
+    public static String requireCollectionId(String setting, String collection) {
+        Objects.requireNonNull(collection, setting);
         if (collection.isEmpty() || collection.contains("/") || collection.equals(".") || collection.equals("..")
                 || collection.matches("__.*__") || collection.getBytes(StandardCharsets.UTF_8).length > 1500) {
-            throw new IllegalArgumentException("lock collection must be a single Firestore collection id (no '/', not '.' or"
-                    + " '..', not __x__, at most 1500 bytes), was '" + collection + "'");
+            throw new IllegalArgumentException(setting + " must be a single Firestore collection id (no '/', not '.' or"
+                    + " '..', not __x__, at most 1500 bytes), was '" + shown(collection) + "'");
         }
         return collection;
     }
@@ -49,13 +44,13 @@ public final class LockCollections {
         int slash = path.indexOf('/');
         String top = slash < 0 ? path : path.substring(0, slash);
         if (lockCollections.contains(top)) {
-            throw new IllegalArgumentException("document " + shown(path) + " is in fence-guard's own key space: top-level"
+            throw new IllegalArgumentException("document '" + shown(path) + "' is in fence-guard's own key space: top-level"
                     + " collection '" + top + "' holds the documents of a FirestoreLockBackend, and a fenced write there could"
                     + " rewind a lock's fence or take over a lock");
         }
     }
 
     private static String shown(String path) {
-        return "'" + (path.length() > 80 ? path.substring(0, 80) + "..." : path) + "'";
+        return path.length() > 80 ? path.substring(0, 80) + "..." : path;
     }
 }

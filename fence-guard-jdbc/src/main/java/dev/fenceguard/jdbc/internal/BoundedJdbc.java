@@ -148,16 +148,12 @@ public final class BoundedJdbc {
                 if (result.isPresent() && !out.complete(result.get()) && late != null) {
                     late.accept(result.get());
                 }
-            } catch (SQLException e) {
+            } catch (SQLException | RuntimeException e) {
                 out.completeExceptionally(PgErrors.map(e, key, operation));
-            } catch (FenceGuardException e) {
-                out.completeExceptionally(e);
-            } catch (RuntimeException | Error e) {
+            } catch (Error e) {
                 out.completeExceptionally(new FenceGuardException(ErrorCode.INTERNAL, key,
                         operation + " failed: " + e.getClass().getName(), Redacted.chain(e, 0)));
-                if (e instanceof Error err) {
-                    throw err;
-                }
+                throw e;
             } finally {
                 synchronized (this) {
                     finished = true;

@@ -6,13 +6,14 @@ import dev.fenceguard.core.internal.Redacted;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
+import java.util.Optional;
 import java.util.Set;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
 
 /**
- * Maps PostgreSQL errors (by SQLSTATE) to fence-guard's {@link ErrorCode}s, without the server's
- * words where they may quote data: pgjdbc's message includes the server's DETAIL, which for a
+ * Maps PostgreSQL errors (by SQLSTATE) to fence-guard's {@link ErrorCode}s, for the lock backend and
+ * the fenced writes alike, without the server's words where they may quote data: pgjdbc's message includes the server's DETAIL, which for a
  * constraint violation is the whole row (lock id included), and the primary message of a data
  * exception or a trigger's RAISE can quote values too. What is kept: SQLSTATE, constraint, schema,
  * table, column and data type names, the operation, the driver exception's class and stack trace, and
@@ -31,7 +32,7 @@ public final class PgErrors {
 
     private PgErrors() {}
 
-    /** The code for {@code e}. */
+    /** The code for {@code e}, by the first SQLSTATE in its cause chain. */
     public static ErrorCode code(SQLException e) {
         if (e instanceof SQLTimeoutException) {
             return ErrorCode.TIMEOUT;
@@ -39,7 +40,7 @@ public final class PgErrors {
         if (e instanceof SQLTransientConnectionException) {
             return ErrorCode.UNAVAILABLE;
         }
-        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        String state = SqlCauses.of(e).map(SQLException::getSQLState).orElse("");
         return switch (state) {
             case "57014", "55P03" -> ErrorCode.TIMEOUT;                 // query_canceled (statement_timeout), lock_not_available
             case "42501" -> ErrorCode.AUTH;                            // insufficient_privilege
@@ -65,10 +66,40 @@ public final class PgErrors {
      * message, and stack trace) carry no row contents; see the class comment.
      */
     public static FenceGuardException map(SQLException e, String key, String operation) {
-        String facts = facts(e);
-        String hint = "42P01".equals(e.getSQLState())
+        SQLException source = SqlCauses.of(e).orElse(e);
+        String facts = facts(source);
+        String hint = "42P01".equals(source.getSQLState())
                 ? " (does the table exist? create it with FenceGuardMigrations or your own Flyway)" : "";
-        return new FenceGuardException(code(e), key, operation + " failed: " + facts + hint, redacted(e, facts));
+        return new FenceGuardException(code(e), key, operation + " failed: " + facts + hint, redacted(source, facts));
+    }
+
+    /**
+     * {@link #map(SQLException, String, String)} for any exception a call ended with: jOOQ's
+     * {@code DataAccessException}, a framework's translation of it, or the driver's own. It is mapped by
+     * the SQLSTATE found in its cause chain; a {@link FenceGuardException} is returned as it is; anything
+     * else holding no {@link SQLException} becomes {@link ErrorCode#INTERNAL} with a redacted cause chain
+     * (jOOQ quotes the SQL and the server's message in its own).
+     */
+    public static FenceGuardException map(Throwable e, String key, String operation) {
+        if (e instanceof FenceGuardException own) {
+            return own;
+        }
+        return SqlCauses.of(e).map(sql -> map(sql, key, operation)).orElseGet(() -> new FenceGuardException(ErrorCode.INTERNAL,
+                key, operation + " failed: " + e.getClass().getName(), Redacted.chain(e, 0)));
+    }
+
+    /** The column the server named in {@code e} (e.g. a {@code NOT NULL} violation), if any. */
+    public static Optional<String> column(SQLException e) {
+        return server(e).map(ServerErrorMessage::getColumn);
+    }
+
+    /** The constraint the server named in {@code e}, if any. */
+    public static Optional<String> constraint(SQLException e) {
+        return server(e).map(ServerErrorMessage::getConstraint);
+    }
+
+    private static Optional<ServerErrorMessage> server(SQLException e) {
+        return SqlCauses.of(e).filter(PSQLException.class::isInstance).map(p -> ((PSQLException) p).getServerErrorMessage());
     }
 
     /** SQLSTATE, the names the server reported, and the primary message where it is safe. */

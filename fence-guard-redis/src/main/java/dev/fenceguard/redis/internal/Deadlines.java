@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * Timeouts of calls in flight, with one timer task for all of them rather than one per call.
@@ -31,12 +32,29 @@ final class Deadlines {
         }
     }
 
+    /** Runs a task after a delay; the JDK's shared delay scheduler in production, a hand-driven one in tests. */
+    interface Scheduler {
+        void schedule(long delayNanos, Runnable task);
+    }
+
     /** No sweep armed. Deadlines are nanoTime values, which may be negative: compare by difference, never with this. */
     private static final long NONE = Long.MIN_VALUE;
 
     private final Set<Entry> pending = ConcurrentHashMap.newKeySet();
     /** Deadline of the earliest sweep scheduled and not yet started, or {@link #NONE}. */
     private final AtomicLong armedAt = new AtomicLong(NONE);
+    private final LongSupplier clock;
+    private final Scheduler scheduler;
+
+    /** On {@link System#nanoTime()} and the JDK's shared delay scheduler. */
+    Deadlines() {
+        this(System::nanoTime, (delay, task) -> CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(task));
+    }
+
+    Deadlines(LongSupplier clock, Scheduler scheduler) {
+        this.clock = clock;
+        this.scheduler = scheduler;
+    }
 
     /** Registers {@code onExpiry} to run once {@code deadline} has passed, unless removed first. */
     Entry add(long deadline, Runnable onExpiry) {
@@ -54,8 +72,7 @@ final class Deadlines {
     private void arm(long deadline) {
         for (long armed = armedAt.get(); armed == NONE || deadline - armed < 0; armed = armedAt.get()) {
             if (armedAt.compareAndSet(armed, deadline)) {
-                long delay = Math.max(0, deadline - System.nanoTime());
-                CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(() -> sweep(deadline));
+                scheduler.schedule(Math.max(0, deadline - clock.getAsLong()), () -> sweep(deadline));
                 return;
             }
         }
@@ -64,7 +81,7 @@ final class Deadlines {
     private void sweep(long scheduledFor) {
         // Only the sweep that is still the armed one resets the mark; an earlier-armed one replaced it.
         armedAt.compareAndSet(scheduledFor, NONE);
-        long now = System.nanoTime();
+        long now = clock.getAsLong();
         boolean more = false;
         long next = 0;
         for (Entry e : pending) {

@@ -8,50 +8,41 @@ import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.sync.RedisScriptingCommands;
-import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 
 /**
- * Runs scripts by EVALSHA, falling back to EVAL when the server answers NOSCRIPT (after a restart,
- * SCRIPT FLUSH, or on a Cluster node that has not seen the script); EVAL caches it there for next
- * time. Maps Lettuce's exceptions to fence-guard's codes.
+ * The one place where Lettuce's failures become fence-guard's {@link FenceGuardException}s, for the
+ * lock backend and the fenced writes alike: the code ({@link ErrorCode}) and a message that keeps the
+ * Redis error text but never the arguments the server may echo (a lock id, a stored value).
  */
-public final class ScriptRunner {
+public final class RedisErrors {
 
-    private final RedisScriptingCommands<String, String> commands;
+    private RedisErrors() {}
 
-    public ScriptRunner(RedisScriptingCommands<String, String> commands) {
-        this.commands = commands;
-    }
-
-    /** Runs {@code script} and returns its multi-bulk reply. */
-    public List<Object> multi(Script script, String subject, String[] keys, String... args) {
-        return run(script, ScriptOutputType.MULTI, subject, keys, args);
-    }
-
-    /** Runs {@code script} and returns its integer reply. */
-    public long integer(Script script, String subject, String[] keys, String... args) {
-        Long result = run(script, ScriptOutputType.INTEGER, subject, keys, args);
-        return result;
-    }
-
-    private <T> T run(Script script, ScriptOutputType type, String subject, String[] keys, String... args) {
-        try {
-            try {
-                return commands.evalsha(script.sha(), type, keys, args);
-            } catch (RedisNoScriptException e) {
-                return commands.eval(script.source(), type, keys, args);
-            }
-        } catch (RedisException e) {
-            throw map(e, subject, script.name(), args);
+    /**
+     * A {@link FenceGuardException} for whatever a Lettuce call failed with (a future's failure, a
+     * wrapper included, or an exception thrown at once): fence-guard's own exceptions pass unchanged.
+     */
+    public static FenceGuardException map(Throwable error, String subject, String operation, String... args) {
+        Throwable e = unwrap(error);
+        if (e instanceof FenceGuardException f) {
+            return f;
         }
+        if (e instanceof RedisException r) {
+            return mapLettuce(r, subject, operation, args);
+        }
+        return new FenceGuardException(ErrorCode.INTERNAL, subject, operation + " failed: " + e.getClass().getName(),
+                Redacted.of(e, null));
     }
 
-    /** A {@link FenceGuardException} for a Lettuce exception. */
-    public static FenceGuardException map(RedisException e, String subject, String operation) {
-        return map(e, subject, operation, new String[0]);
+    /** The exception inside a stage's completion wrapper. */
+    public static Throwable unwrap(Throwable error) {
+        Throwable e = error;
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
     }
 
     /**
@@ -60,7 +51,7 @@ public final class ScriptRunner {
      * Redis error text, but not the arguments the server may echo ({@code unknown command ..., with args
      * beginning with: ...}, or a script's own error reply), which can hold a lock id or a stored value.
      */
-    public static FenceGuardException map(RedisException e, String subject, String operation, String... args) {
+    private static FenceGuardException mapLettuce(RedisException e, String subject, String operation, String... args) {
         ErrorCode code = code(e);
         String text = safeText(e.getMessage(), args);
         return new FenceGuardException(code, subject, operation + " failed: " + text, Redacted.of(e, text));

@@ -1,0 +1,389 @@
+package dev.fenceguard.core.leader;
+
+import dev.fenceguard.core.AsyncLockClient;
+import dev.fenceguard.core.Lease;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.TimeSource;
+import dev.fenceguard.core.internal.Checks;
+import dev.fenceguard.core.internal.Redacted;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One candidate for a named leadership. Candidates in any number of processes campaign for the same
+ * name through the same lock backend; at most one holds a live lease at a time, by the backend's
+ * clock. The leader's {@linkplain Leadership#term() term} is the fence of its lock: every new term is
+ * strictly greater than the last, so a deposed leader that has not noticed yet (paused, partitioned)
+ * has its writes refused by every fenced resource.
+ *
+ * <pre>{@code
+ * LeaderElection election = LeaderElection.builder(lockClient.async(), "billing-scheduler")
+ *         .withTtl(Duration.ofSeconds(15))
+ *         .onEvents(new LeadershipListener() {
+ *             public void elected(Leadership term) { scheduler.startRunning(term); }
+ *             public void revoked(Leadership term, Revocation why) { scheduler.stopRunning(); }
+ *         })
+ *         .build();
+ * election.start();
+ * ...
+ * // in the scheduler, every write carries the term:
+ * invoices.on(ctx).update(id, term.term(), values).orThrow();
+ * }</pre>
+ *
+ * <p>While leading, the lock client renews the lease every third of the TTL; if renewals are refused,
+ * or not confirmed before the lease's local deadline (at most one TTL after the last confirmed one),
+ * the term is revoked and the listener told. The candidate then campaigns again. Campaigning is a
+ * lock acquire with the client's backoff (full jitter), so candidates that lose do not poll in step.
+ * After a failure to reach the backend the candidate retries after a jittered delay.
+ *
+ * <p>Not tied to threads: no thread is held while campaigning or leading. Thread-safe.
+ *
+ * @since 0.2
+ */
+public final class LeaderElection implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
+
+    private final AsyncLockClient locks;
+    private final String name;
+    private final Duration ttl;
+    private final Duration campaignWait;
+    private final Duration retryDelay;
+    private final LeadershipListener listener;
+    private final TimeSource time;
+
+    private final Object guard = new Object();
+    private boolean running;
+    private long generation;
+    private CompletableFuture<?> campaign;
+    private Future<?> retry;
+    private Leadership current;
+    private CompletableFuture<Boolean> termEnd;
+    private LeadershipListener.Revocation endingBecause;
+
+    private LeaderElection(Builder b) {
+        this.locks = b.locks;
+        this.name = b.name;
+        this.ttl = b.ttl;
+        this.campaignWait = b.campaignWait;
+        this.retryDelay = b.retryDelay;
+        this.listener = b.listener;
+        this.time = b.time;
+    }
+
+    /**
+     * A builder for a candidate for {@code name} through {@code locks}. The name is a lock key: it must
+     * be a valid one, and no other code may lock it.
+     *
+     * @throws IllegalArgumentException if {@code name} is not a valid lock key
+     */
+    public static Builder builder(AsyncLockClient locks, String name) {
+        return new Builder(locks, name);
+    }
+
+    /**
+     * The current leader of {@code name}, as the backend sees it: its term and expiry, never its lock
+     * id. Anyone can ask; it does not campaign.
+     *
+     * @return a stage of the leader, or of empty if no lease on {@code name} is live
+     * @throws IllegalArgumentException if {@code name} is not a valid lock key (before any I/O)
+     */
+    public static CompletionStage<Optional<LeaderInfo>> currentLeader(AsyncLockClient locks, String name) {
+        Objects.requireNonNull(locks, "locks");
+        String key = LockKey.of(name).value();
+        return locks.lookup(key).thenApply(info -> info.map(i -> new LeaderInfo(key, i.fence(), i.expiresAt())));
+    }
+
+    /** The name campaigned for. */
+    public String name() {
+        return name;
+    }
+
+    /** Starts campaigning; does nothing if already started. Returns at once. */
+    public void start() {
+        long gen;
+        synchronized (guard) {
+            if (running) {
+                return;
+            }
+            running = true;
+            gen = ++generation;
+        }
+        campaign(gen);
+    }
+
+    /** Whether this candidate has been started and not stopped. */
+    public boolean isRunning() {
+        synchronized (guard) {
+            return running;
+        }
+    }
+
+    /** Whether this process leads now, by its own view ({@link Leadership#isValid()}). */
+    public boolean isLeader() {
+        return leadership().isPresent();
+    }
+
+    /** The current term if this process leads now, by its own view. */
+    public Optional<Leadership> leadership() {
+        Leadership l;
+        synchronized (guard) {
+            l = current;
+        }
+        return l != null && l.isValid() ? Optional.of(l) : Optional.empty();
+    }
+
+    /** Same as {@link #currentLeader(AsyncLockClient, String)} for this candidate's name. */
+    public CompletionStage<Optional<LeaderInfo>> currentLeader() {
+        return currentLeader(locks, name);
+    }
+
+    /**
+     * Gives up the current term, if any, so that another candidate can lead, and keeps campaigning:
+     * this candidate campaigns again only after the retry delay, to let the others in first. The
+     * listener hears {@link LeadershipListener.Revocation#RESIGNED} before the lock is released.
+     *
+     * @return a stage that completes when the lock has been released (or the release failed and the
+     *     lock is left to expire at its TTL); at once if this process does not lead
+     */
+    public CompletionStage<Void> resign() {
+        return endTerm(LeadershipListener.Revocation.RESIGNED);
+    }
+
+    /**
+     * Stops campaigning, and resigns if this process leads (the listener hears
+     * {@link LeadershipListener.Revocation#STOPPED}). A grant that arrives after the stop is released.
+     *
+     * @return a stage that completes when the lock, if held, has been released (or the release failed
+     *     and the lock is left to expire at its TTL)
+     */
+    public CompletionStage<Void> stop() {
+        CompletableFuture<?> waiting;
+        synchronized (guard) {
+            if (!running) {
+                return CompletableFuture.completedFuture(null);
+            }
+            running = false;
+            generation++;
+            waiting = current == null ? campaign : null;
+            cancel(retry);
+        }
+        if (waiting != null) {
+            waiting.cancel(false); // the lock client releases a grant that arrives after this
+            return CompletableFuture.completedFuture(null);
+        }
+        return endTerm(LeadershipListener.Revocation.STOPPED);
+    }
+
+    /** {@link #stop()}, waiting for the release (bounded by the lock client's release timeout). */
+    @Override
+    public void close() {
+        stop().toCompletableFuture().join();
+    }
+
+    @Override
+    public String toString() {
+        Leadership l = leadership().orElse(null);
+        return "LeaderElection[" + name + (l == null ? ", not leading" : ", leading in term " + l.term().value()) + "]";
+    }
+
+    // --- the campaign ---
+
+    private void campaign(long gen) {
+        CompletableFuture<Optional<Boolean>> stage;
+        try {
+            stage = locks.withLock(name, ttl, campaignWait, lease -> lead(gen, lease)).toCompletableFuture();
+        } catch (RuntimeException e) {
+            afterTerm(gen, null, e); // never expected: the arguments were checked by the builder
+            return;
+        }
+        synchronized (guard) {
+            if (gen == generation) {
+                campaign = stage;
+            }
+        }
+        stage.whenComplete((term, error) -> afterTerm(gen, term, error));
+    }
+
+    /** The work done under the lock: a stage that completes (with true) when the term ends, and the lock is then released. */
+    private CompletionStage<Boolean> lead(long gen, Lease lease) {
+        Leadership term = new Leadership(name, lease);
+        CompletableFuture<Boolean> end = new CompletableFuture<>();
+        synchronized (guard) {
+            if (gen != generation) {
+                return CompletableFuture.completedFuture(true); // stopped meanwhile: release at once
+            }
+            current = term;
+            termEnd = end;
+            endingBecause = null;
+        }
+        lease.whenLost().thenAccept(cause -> endTerm(term, revocation(cause)));
+        log.info("leadership '{}': elected, term {}", name, term.term().value());
+        tell(() -> listener.elected(term));
+        return end;
+    }
+
+    /** Ends the current term for {@code why}; the lock client then releases the lease. */
+    private CompletionStage<Void> endTerm(LeadershipListener.Revocation why) {
+        Leadership term;
+        CompletableFuture<?> released;
+        synchronized (guard) {
+            term = current;
+            released = campaign;
+        }
+        if (term == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        endTerm(term, why);
+        return released == null ? CompletableFuture.completedFuture(null) : released.handle((v, e) -> null);
+    }
+
+    private void endTerm(Leadership term, LeadershipListener.Revocation why) {
+        if (!term.end()) {
+            return;
+        }
+        CompletableFuture<Boolean> end;
+        synchronized (guard) {
+            end = current == term ? termEnd : null;
+            if (current == term) {
+                endingBecause = why;
+            }
+        }
+        log.info("leadership '{}': term {} ended: {}", name, term.term().value(), why);
+        tell(() -> listener.revoked(term, why)); // before the release: the work stops before another leader starts
+        if (end != null) {
+            end.complete(true);
+        }
+    }
+
+    private void afterTerm(long gen, Optional<Boolean> term, Throwable error) {
+        Duration delay;
+        synchronized (guard) {
+            LeadershipListener.Revocation why = endingBecause;
+            current = null;
+            termEnd = null;
+            endingBecause = null;
+            if (gen != generation || !running) {
+                return;
+            }
+            if (error != null) {
+                log.warn("leadership '{}': campaign failed, retrying: {}", name, Redacted.describe(error));
+                delay = jittered(retryDelay);
+            } else if (term.isPresent() && why == LeadershipListener.Revocation.RESIGNED) {
+                delay = jittered(retryDelay); // let the other candidates in first
+            } else {
+                delay = Duration.ZERO; // lost, or not elected within the campaign wait: campaign on
+            }
+            if (!delay.isZero()) {
+                retry = time.schedule(delay, () -> campaign(gen));
+                return;
+            }
+        }
+        campaign(gen);
+    }
+
+    private static LeadershipListener.Revocation revocation(LockMetrics.LossCause cause) {
+        return switch (cause) {
+            case TAKEN_OVER -> LeadershipListener.Revocation.TAKEN_OVER;
+            case UNREACHABLE -> LeadershipListener.Revocation.UNREACHABLE;
+            case EXPIRED -> LeadershipListener.Revocation.EXPIRED;
+        };
+    }
+
+    private static Duration jittered(Duration d) {
+        // between half and all of d, so candidates that failed together do not come back together
+        long nanos = d.toNanos();
+        return Duration.ofNanos(nanos / 2 + ThreadLocalRandom.current().nextLong(nanos / 2 + 1));
+    }
+
+    private static void cancel(Future<?> f) {
+        if (f != null) {
+            f.cancel(false);
+        }
+    }
+
+    private void tell(Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            log.warn("LeadershipListener of '{}' threw; ignored", name, e);
+        }
+    }
+
+    /**
+     * Options of a {@link LeaderElection}. Defaults: TTL 15 s, campaign wait 1 min (the wait of each
+     * acquire; the candidate campaigns again when it runs out), retry delay 1 s after a backend failure or
+     * a resignation, no listener, the system clock.
+     *
+     * @since 0.2
+     */
+    public static final class Builder {
+        private final AsyncLockClient locks;
+        private final String name;
+        private Duration ttl = Duration.ofSeconds(15);
+        private Duration campaignWait = Duration.ofMinutes(1);
+        private Duration retryDelay = Duration.ofSeconds(1);
+        private LeadershipListener listener = new LeadershipListener() {};
+        private TimeSource time = TimeSource.system();
+
+        private Builder(AsyncLockClient locks, String name) {
+            this.locks = Objects.requireNonNull(locks, "locks");
+            this.name = LockKey.of(Objects.requireNonNull(name, "name")).value();
+        }
+
+        /**
+         * The lease TTL of a term: a leader that stops renewing (crashed, paused, cut off) is replaced
+         * after at most this long, and learns of it itself within the same time.
+         */
+        public Builder withTtl(Duration ttl) {
+            this.ttl = Checks.ttl(ttl, name);
+            return this;
+        }
+
+        /** How long one acquire of the campaign waits before it starts over; positive. */
+        public Builder withCampaignWait(Duration wait) {
+            Checks.maxWait(wait, name);
+            if (wait.isZero()) {
+                throw new IllegalArgumentException("campaign wait must be positive (leadership '" + name + "')");
+            }
+            this.campaignWait = wait;
+            return this;
+        }
+
+        /** The delay, jittered down to half, before campaigning again after a backend failure or a resignation; positive. */
+        public Builder withRetryDelay(Duration delay) {
+            Objects.requireNonNull(delay, "retryDelay");
+            if (delay.isNegative() || delay.isZero() || delay.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("retry delay must be positive and at most 1 h, was " + delay
+                        + " (leadership '" + name + "')");
+            }
+            this.retryDelay = delay;
+            return this;
+        }
+
+        /** Who is told of elections and revocations. */
+        public Builder onEvents(LeadershipListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /** The clock for retry delays; give the lock client's {@link dev.fenceguard.core.ManualTimeSource} in tests. */
+        public Builder withTimeSource(TimeSource time) {
+            this.time = Objects.requireNonNull(time, "time");
+            return this;
+        }
+
+        /** A stopped candidate; call {@link LeaderElection#start()}. */
+        public LeaderElection build() {
+            return new LeaderElection(this);
+        }
+    }
+}

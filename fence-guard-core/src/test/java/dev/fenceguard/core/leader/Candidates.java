@@ -1,0 +1,170 @@
+package dev.fenceguard.core.leader;
+
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.LockId;
+import dev.fenceguard.core.LockInfo;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.ManualTimeSource;
+import dev.fenceguard.core.memory.InMemoryLockBackend;
+import dev.fenceguard.core.spi.Grant;
+import dev.fenceguard.core.spi.LockBackend;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+
+/**
+ * Candidates as separate processes would be: each with its own lock client and its own link to one
+ * shared in-memory backend, on one manual clock. A candidate's link can be frozen, as a paused process
+ * or a partition would: its calls get no answer until thawed, and then answer late.
+ */
+final class Candidates {
+
+    static final Duration TTL = Duration.ofSeconds(15);
+    static final Duration RETRY = Duration.ofSeconds(2);
+
+    final ManualTimeSource time = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
+    final InMemoryLockBackend memory = new InMemoryLockBackend(time);
+    final List<Candidate> all = new ArrayList<>();
+    /** Every election seen by any candidate, in order: "elected i term". */
+    final List<long[]> elections = new CopyOnWriteArrayList<>();
+
+    Candidates(int n, String name) {
+        for (int i = 0; i < n; i++) {
+            all.add(new Candidate(i, name));
+        }
+    }
+
+    Candidate get(int i) {
+        return all.get(i);
+    }
+
+    List<Candidate> leaders() {
+        return all.stream().filter(c -> c.election.isLeader()).toList();
+    }
+
+    Optional<LockInfo> truth(String name) {
+        return memory.lookup(LockKey.of(name));
+    }
+
+    /** Advances the clock in one-second steps, so the tasks due meanwhile run at their own times. */
+    void advance(Duration by) {
+        for (long ms = by.toMillis(); ms > 0; ms -= 1000) {
+            time.advance(Duration.ofMillis(Math.min(1000, ms)));
+        }
+    }
+
+    final class Candidate {
+        final int id;
+        final FreezableLink link;
+        final LockClient client;
+        final LeaderElection election;
+        final List<String> events = new CopyOnWriteArrayList<>();
+        volatile Leadership lastTerm;
+
+        Candidate(int id, String name) {
+            this.id = id;
+            this.link = new FreezableLink(memory);
+            this.client = LockClient.builder(link).withTimeSource(time).withMetrics(LockMetrics.none())
+                    .withCallTimeout(Duration.ofSeconds(5)).withBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)).build();
+            this.election = LeaderElection.builder(client.async(), name).withTtl(TTL).withRetryDelay(RETRY)
+                    .withCampaignWait(Duration.ofSeconds(30)).withTimeSource(time)
+                    .onEvents(new LeadershipListener() {
+                        @Override
+                        public void elected(Leadership term) {
+                            lastTerm = term;
+                            events.add("elected " + term.term().value());
+                            elections.add(new long[] {id, term.term().value()});
+                        }
+
+                        @Override
+                        public void revoked(Leadership term, Revocation why) {
+                            events.add("revoked " + term.term().value() + " " + why);
+                        }
+                    }).build();
+        }
+
+        FenceToken term() {
+            return lastTerm.term();
+        }
+
+        void thawQuietly() {
+            link.thaw();
+        }
+
+        @Override
+        public String toString() {
+            return "candidate " + id;
+        }
+    }
+
+    /** A link to the shared backend that can be frozen: calls made while frozen answer only on thaw. */
+    static final class FreezableLink implements LockBackend {
+        private final InMemoryLockBackend backend;
+        private final List<Runnable> held = new ArrayList<>();
+        private boolean frozen;
+        int calls;
+
+        FreezableLink(InMemoryLockBackend backend) {
+            this.backend = backend;
+        }
+
+        synchronized void freeze() {
+            frozen = true;
+        }
+
+        void thaw() {
+            List<Runnable> late;
+            synchronized (this) {
+                frozen = false;
+                late = new ArrayList<>(held);
+                held.clear();
+            }
+            late.forEach(Runnable::run);
+        }
+
+        private <T> CompletionStage<T> call(Supplier<T> op) {
+            synchronized (this) {
+                calls++;
+                if (frozen) {
+                    CompletableFuture<T> late = new CompletableFuture<>();
+                    held.add(() -> late.complete(op.get())); // the server acts when the pause ends
+                    return late;
+                }
+            }
+            return CompletableFuture.completedFuture(op.get());
+        }
+
+        @Override
+        public String name() {
+            return "in-memory";
+        }
+
+        @Override
+        public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+            return call(() -> backend.tryAcquire(key, lockId, ttl));
+        }
+
+        @Override
+        public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
+            return call(() -> backend.release(key, lockId));
+        }
+
+        @Override
+        public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+            return call(() -> backend.extend(key, lockId, ttl));
+        }
+
+        @Override
+        public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
+            return call(() -> backend.lookup(key));
+        }
+    }
+}

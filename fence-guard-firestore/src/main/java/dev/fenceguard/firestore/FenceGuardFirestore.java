@@ -1,0 +1,286 @@
+package dev.fenceguard.firestore;
+
+import com.google.cloud.firestore.Firestore;
+import dev.fenceguard.core.FenceEncoding;
+import dev.fenceguard.core.FencePolicy;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.TimeSource;
+import dev.fenceguard.core.spi.WriteRule;
+import dev.fenceguard.firestore.internal.DocumentRule;
+import dev.fenceguard.firestore.internal.FirestoreHandle;
+import dev.fenceguard.firestore.internal.LockCollections;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * fence-guard on one Firestore database: built once from a {@link Firestore} client with one set of
+ * settings, it hands out the lock backend and the fenced writes, which share the client, the settings
+ * and the way they talk to Firestore (a read, then a write conditioned on the document being unchanged;
+ * asynchronous, under one deadline per call).
+ *
+ * <pre>{@code
+ * Firestore db = FirestoreOptions.getDefaultInstance().getService();
+ * FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(db).build();
+ * LockClient locks = LockClient.of(fenceGuard.lockBackend());
+ * FencedFirestore fenced = fenceGuard.fencedWrites();
+ * DocumentReference order = db.collection("orders").document("42");
+ * locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5), lease ->
+ *         fenced.update(order, lease.fence(), Map.of("status", "paid")).orThrow());
+ * // without blocking: fenced.async().update(order, lease.fence(), Map.of("status", "paid"))
+ * }</pre>
+ *
+ * <p>Because the lock backend and the fenced writes come from one place, the fenced writes know the
+ * lock backend's collection and refuse documents in it (a fenced write there could rewind a lock's fence
+ * or take over a lock), with nothing to repeat. Lock backends of other instances that share the
+ * database are named with {@link Builder#withOtherLockCollections}.
+ *
+ * <p>Lock and resource may live in different databases: build one instance per database, and take
+ * the lock backend from one and the fenced writes from the other. The {@link Firestore} client stays
+ * yours: this class never closes it. Immutable and thread-safe.
+ *
+ * @since 0.2
+ */
+public final class FenceGuardFirestore {
+
+    private final FirestoreLockBackend lockBackend;
+    private final Map<FencePolicy, FencedFirestore> fencedWrites = new EnumMap<>(FencePolicy.class);
+
+    private FenceGuardFirestore(Builder b) {
+        FirestoreHandle firestore = new FirestoreHandle(b.db, b.attempts);
+        this.lockBackend = new FirestoreLockBackend(firestore, b.lockCollection);
+        Set<String> refused = new LinkedHashSet<>();
+        refused.add(b.lockCollection);
+        refused.addAll(b.otherLockCollections);
+        LockMetrics metrics = b.metrics != null ? b.metrics : LockMetrics.automatic();
+        for (FencePolicy policy : FencePolicy.values()) {
+            DocumentRule rule = new DocumentRule(new WriteRule(policy, b.encoding, metrics, "firestore"), b.fenceField,
+                    b.deletedField, List.copyOf(refused));
+            fencedWrites.put(policy, new FencedFirestore(new AsyncFencedFirestore(firestore, rule, b.writeTimeout)));
+        }
+    }
+
+    /**
+     * Settings for fence-guard on {@code db}.
+     *
+     * @throws NullPointerException if {@code db} is null
+     * @since 0.2
+     */
+    public static Builder builder(Firestore db) {
+        return new Builder(db);
+    }
+
+    /**
+     * The lock backend: wrap it in a {@link dev.fenceguard.core.LockClient}.
+     *
+     * @since 0.2
+     */
+    public FirestoreLockBackend lockBackend() {
+        return lockBackend;
+    }
+
+    /**
+     * The fenced writes under {@link FencePolicy#SAME_OR_NEWER}: a holder may write many times under one lease.
+     *
+     * @since 0.2
+     */
+    public FencedFirestore fencedWrites() {
+        return fencedWrites(FencePolicy.SAME_OR_NEWER);
+    }
+
+    /**
+     * The fenced writes under {@code policy}, e.g. {@link FencePolicy#STRICTLY_NEWER} for writes that must
+     * happen once per lease. Writers of both policies share every setting.
+     *
+     * @throws NullPointerException if {@code policy} is null
+     * @since 0.2
+     */
+    public FencedFirestore fencedWrites(FencePolicy policy) {
+        return fencedWrites.get(Objects.requireNonNull(policy, "policy"));
+    }
+
+    @Override
+    public String toString() {
+        return "FenceGuardFirestore[" + lockBackend + ", " + fencedWrites() + "]";
+    }
+
+    /**
+     * Settings of a {@link FenceGuardFirestore}. Not thread-safe; {@link #build()} copies them, so a
+     * builder can be reused.
+     *
+     * @since 0.2
+     */
+    public static final class Builder {
+        private final Firestore db;
+        private String lockCollection = LockCollections.DEFAULT;
+        private List<String> otherLockCollections = List.of();
+        private int attempts = 25;
+        private Duration writeTimeout = Duration.ofSeconds(10);
+        private FenceEncoding encoding = FenceEncoding.INTEGER;
+        private String fenceField = "_fence";
+        private String deletedField = "_deleted";
+        private LockMetrics metrics;
+
+        private Builder(Firestore db) {
+            this.db = Objects.requireNonNull(db, "db");
+        }
+
+        /**
+         * The top-level collection holding the lock documents; default {@code fence_guard_locks}. The
+         * fenced writes refuse every document in it and beneath its documents.
+         *
+         * @throws IllegalArgumentException if it is not a single Firestore collection id: empty,
+         *     containing {@code /}, {@code .} or {@code ..}, matching {@code __.*__}, or longer than 1,500
+         *     UTF-8 bytes
+         * @throws NullPointerException if {@code collection} is null
+         * @since 0.2
+         */
+        public Builder withLockCollection(String collection) {
+            this.lockCollection = LockCollections.requireCollectionId("lockCollection", collection);
+            return this;
+        }
+
+        /**
+         * The lock collections of <em>other</em> lock backends whose locks live in the same database
+         * (other {@code FenceGuardFirestore} instances, other services); none by default. The fenced
+         * writes refuse documents in them and beneath their documents, as they always do for this
+         * instance's own {@link #withLockCollection lock collection}. Replaces the previous list.
+         *
+         * @throws IllegalArgumentException if a name is not a single Firestore collection id (see
+         *     {@link #withLockCollection})
+         * @throws NullPointerException if {@code collections} or one of them is null
+         * @since 0.2
+         */
+        public Builder withOtherLockCollections(String... collections) {
+            Objects.requireNonNull(collections, "collections");
+            List<String> list = new ArrayList<>();
+            for (String c : collections) {
+                list.add(LockCollections.requireCollectionId("otherLockCollections", c));
+            }
+            this.otherLockCollections = List.copyOf(list);
+            return this;
+        }
+
+        /**
+         * How many times a lock operation or a fenced write reads the document and tries its
+         * conditional write before giving up under contention (every other writer that changes the
+         * document in between costs one attempt); default 25. An acquire that runs out reports the key
+         * as held; a release, an extend or a fenced write fails with {@code UNAVAILABLE}.
+         *
+         * @throws IllegalArgumentException if below 1
+         * @since 0.2
+         */
+        public Builder withWriteAttempts(int attempts) {
+            if (attempts < 1) {
+                throw new IllegalArgumentException("writeAttempts must be at least 1, was " + attempts);
+            }
+            this.attempts = attempts;
+            return this;
+        }
+
+        /**
+         * How long a fenced write may take, from the call to its answer, retries after lost races
+         * included; default 10 s. A write still unanswered then fails with {@code TIMEOUT} (it may still
+         * have been applied). The lock backend's calls are bounded by the timeouts its
+         * {@link dev.fenceguard.core.LockClient} passes instead.
+         *
+         * @throws IllegalArgumentException if below 1 ms or above 10 minutes
+         * @throws NullPointerException if {@code timeout} is null
+         * @since 0.2
+         */
+        public Builder withWriteTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "writeTimeout");
+            if (timeout.compareTo(Duration.ofMillis(1)) < 0 || timeout.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException("writeTimeout must be between 1 ms and 10 minutes, was " + timeout);
+            }
+            this.writeTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * How resources store their fence: an integer field (default) or the 15-character text form.
+         *
+         * @throws NullPointerException if {@code encoding} is null
+         * @since 0.2
+         */
+        public Builder withEncoding(FenceEncoding encoding) {
+            this.encoding = Objects.requireNonNull(encoding, "encoding");
+            return this;
+        }
+
+        /**
+         * The top-level field of a resource document that holds its fence; default {@code _fence}.
+         *
+         * @throws IllegalArgumentException if empty, equal to the deleted field, or not a plain field
+         *     name (it contains {@code .}, {@code `}, {@code ~}, {@code *}, {@code /}, {@code [} or {@code ]})
+         * @throws NullPointerException if {@code field} is null
+         * @since 0.2
+         */
+        public Builder withFenceField(String field) {
+            this.fenceField = field("fenceField", field, "deletedField", deletedField);
+            return this;
+        }
+
+        /**
+         * The top-level field that marks a resource document as a tombstone; default {@code _deleted}.
+         *
+         * @throws IllegalArgumentException if empty, equal to the fence field, or not a plain field name
+         *     (see {@link #withFenceField})
+         * @throws NullPointerException if {@code field} is null
+         * @since 0.2
+         */
+        public Builder withDeletedField(String field) {
+            this.deletedField = field("deletedField", field, "fenceField", fenceField);
+            return this;
+        }
+
+        /**
+         * Where stale-write rejections are counted; default {@link LockMetrics#automatic()}.
+         *
+         * @throws NullPointerException if {@code metrics} is null
+         * @since 0.2
+         */
+        public Builder withMetrics(LockMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
+         * Test seam, not API: the client's wall clock. Nothing here reads it (expiry is judged by
+         * Firestore's read time); tests hand it a clock minutes off to show that it does not matter.
+         */
+        Builder withTimeSource(TimeSource time) {
+            Objects.requireNonNull(time, "time");
+            return this;
+        }
+
+        /**
+         * A new instance with these settings. Does no I/O.
+         *
+         * @since 0.2
+         */
+        public FenceGuardFirestore build() {
+            return new FenceGuardFirestore(this);
+        }
+
+        private static String field(String setting, String name, String otherSetting, String other) {
+            Objects.requireNonNull(name, setting);
+            if (name.isEmpty() || name.equals(other)) {
+                throw new IllegalArgumentException(setting + " must be non-empty and differ from " + otherSetting + " '"
+                        + other + "', was '" + name + "'");
+            }
+            // Firestore reads "a.b" as a path in update() and get() but as one field in set(): a fence
+            // stored by a set would then read back as 0 (and the same for the other special characters).
+            if (name.chars().anyMatch(c -> ".`~*/[]".indexOf(c) >= 0)) {
+                throw new IllegalArgumentException(setting + " must be a plain top-level field name (none of . ` ~ * / [ ]),"
+                        + " was '" + name + "'");
+            }
+            return name;
+        }
+    }
+}

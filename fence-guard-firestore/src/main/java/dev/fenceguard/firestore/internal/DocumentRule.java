@@ -1,0 +1,140 @@
+package dev.fenceguard.firestore.internal;
+
+import com.google.cloud.firestore.DocumentReference;
+import com.google.cloud.firestore.DocumentSnapshot;
+import com.google.cloud.firestore.FieldValue;
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.spi.WriteRule;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The write rule on Firestore documents, in one place for the stand-alone fenced writes (a
+ * conditional write, see {@link FirestoreHandle}) and the ones inside the caller's transaction: the
+ * argument checks, done before any I/O, and the decision taken from a read document, which says the
+ * outcome and what to write. Immutable and thread-safe.
+ */
+public final class DocumentRule {
+
+    /** A fenced operation; its label names it in errors. */
+    public enum Op {
+        UPDATE("fenced update"), SET("fenced set"), CLAIM("fenced claim"), DELETE("fenced delete");
+
+        public final String label;
+
+        Op(String label) {
+            this.label = label;
+        }
+    }
+
+    /** How a plan changes the document. */
+    public enum Change {
+        /** Nothing to write. */
+        NONE,
+        /** Update the named fields (keys are dotted field paths, as in {@code update}). */
+        UPDATE,
+        /** Replace the whole document (keys are field names, as in {@code set}). */
+        REPLACE
+    }
+
+    /** The decision for one read document: the outcome, and the change that makes it true (none for a rejection). */
+    public record Plan(WriteOutcome outcome, Change change, Map<String, Object> data) {}
+
+    private final WriteRule rule;
+    private final String fenceField;
+    private final String deletedField;
+    private final List<String> lockCollections;
+
+    /** The rule {@code rule} on documents with these fields, refusing documents in {@code lockCollections}. */
+    public DocumentRule(WriteRule rule, String fenceField, String deletedField, List<String> lockCollections) {
+        this.rule = Objects.requireNonNull(rule, "rule");
+        this.fenceField = Objects.requireNonNull(fenceField, "fenceField");
+        this.deletedField = Objects.requireNonNull(deletedField, "deletedField");
+        this.lockCollections = List.copyOf(lockCollections);
+    }
+
+    /**
+     * Checks a call that carries no data (claim, delete, check).
+     *
+     * @throws NullPointerException if {@code doc} or {@code fence} is null
+     * @throws IllegalArgumentException if {@code doc} is in a lock collection
+     */
+    public void check(DocumentReference doc, FenceToken fence) {
+        Objects.requireNonNull(doc, "doc");
+        LockCollections.requireOutside(doc, lockCollections);
+        Objects.requireNonNull(fence, "fence");
+    }
+
+    /**
+     * Checks a call that carries {@code fields} and returns the data to write: the fields plus the fence.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code doc} is in a lock collection, {@code fields} is empty,
+     *     names the fence or deleted field (or a field path inside them), or, for a set, holds
+     *     {@code FieldValue.delete()} (a set replaces the document: leave the field out)
+     */
+    public Map<String, Object> data(Op op, DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
+        check(doc, fence);
+        Objects.requireNonNull(fields, "fields");
+        if (fields.isEmpty()) {
+            throw new IllegalArgumentException("fields must not be empty");
+        }
+        for (Map.Entry<String, Object> field : fields.entrySet()) {
+            String name = field.getKey();
+            if (name == null || name.isEmpty()) {
+                throw new IllegalArgumentException("field names must not be empty");
+            }
+            // update() reads names as dotted field paths: "_fence.x" would overwrite the fence with a map
+            if (name.equals(fenceField) || name.equals(deletedField)
+                    || name.startsWith(fenceField + ".") || name.startsWith(deletedField + ".")) {
+                throw new IllegalArgumentException("fields must not include '" + name + "'; fence-guard sets it");
+            }
+            if (op == Op.SET && field.getValue() == FieldValue.delete()) {
+                throw new IllegalArgumentException("a fenced set replaces the whole document: leave field '" + name
+                        + "' out instead of passing FieldValue.delete()");
+            }
+        }
+        Map<String, Object> data = new HashMap<>(fields);
+        data.put(fenceField, rule.encode(fence));
+        return data;
+    }
+
+    /**
+     * The write rule for one read document: judge {@code fence} against the stored one (a tombstone's
+     * counts; absent is 0), then plan the operation's change only if the rule allows one. A rejection
+     * plans nothing and is counted in the metrics.
+     *
+     * @param data from {@link #data} for update and set; ignored for claim and delete
+     */
+    public Plan decide(Op op, DocumentReference doc, FenceToken fence, Map<String, Object> data, DocumentSnapshot read) {
+        String resource = doc.getPath();
+        long stored = read.exists() ? WriteRule.decode(read.get(fenceField)) : 0;
+        if (!rule.admits(fence, stored)) {
+            return new Plan(rule.stale(resource, fence, stored), Change.NONE, Map.of());
+        }
+        boolean live = read.exists() && !Boolean.TRUE.equals(read.getBoolean(deletedField));
+        WriteOutcome applied = new WriteOutcome.Applied(resource, fence.value());
+        WriteOutcome notFound = new WriteOutcome.NotFound(resource);
+        return switch (op) {
+            // an update records nothing on a tombstone or an absent document
+            case UPDATE -> live ? new Plan(applied, Change.UPDATE, data) : new Plan(notFound, Change.NONE, Map.of());
+            case SET -> new Plan(applied, Change.REPLACE, data);
+            case CLAIM -> live ? new Plan(applied, Change.UPDATE, Map.of(fenceField, rule.encode(fence)))
+                    : new Plan(notFound, Change.REPLACE, tombstone(fence));
+            case DELETE -> new Plan(applied, Change.REPLACE, tombstone(fence));
+        };
+    }
+
+    private Map<String, Object> tombstone(FenceToken fence) {
+        return Map.of(fenceField, rule.encode(fence), deletedField, true);
+    }
+
+    @Override
+    public String toString() {
+        return rule.policy() + ", " + rule.encoding() + " in '" + fenceField + "', tombstones marked by '" + deletedField
+                + "', lock collections " + lockCollections;
+    }
+}

@@ -1,0 +1,282 @@
+package dev.fenceguard.redis;
+
+import dev.fenceguard.core.FenceEncoding;
+import dev.fenceguard.core.FencePolicy;
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.spi.WriteRule;
+import dev.fenceguard.redis.internal.RedisHandle;
+import dev.fenceguard.redis.internal.RedisKeys;
+import dev.fenceguard.redis.internal.Script;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The non-blocking face of {@link FencedRedis}: the same fenced writes, with the same outcomes and the
+ * same atomicity (one Lua script each), each returning a {@link CompletionStage} at once. No thread
+ * waits for Redis; the blocking face is a wait on these very stages. Get it with
+ * {@link FencedRedis#async()}.
+ *
+ * <pre>{@code
+ * AsyncFencedRedis writes = redis.fencedWrites().async();
+ * locks.async().withLock("sku-1", ttl, maxWait, lease ->
+ *         writes.set("stock:sku-1", "41", lease.fence()).thenApply(WriteOutcome::orThrow));
+ * }</pre>
+ *
+ * <p>Invalid arguments (an empty key, a key in fence-guard's own key space, an empty {@code hset})
+ * throw {@link IllegalArgumentException} or {@link NullPointerException} at once, before any I/O,
+ * rather than failing the stage. Redis failures complete the stage with a
+ * {@link dev.fenceguard.core.FenceGuardException}; a write that has no answer within the write timeout
+ * ({@link FenceGuardRedis.Builder#withWriteTimeout}) fails with {@code TIMEOUT}, whatever the server
+ * does. After a {@code TIMEOUT} (or a cancel of the stage) the script may still run, since Redis cannot
+ * be told to drop a command it was sent: it then runs whole or not at all, and judges the fence as
+ * always, so a late write is never applied over a newer fence.
+ *
+ * <p>Stages complete on Lettuce's event loop (or, for a timeout, on the JDK's delay scheduler thread).
+ * Chain non-blocking work only, or use the {@code *Async} methods of {@link CompletionStage}; in
+ * particular, never call the blocking {@link FencedRedis} from such a callback: it would wait for an
+ * answer the blocked event loop cannot deliver. Kotlin coroutines can {@code await()} these stages.
+ *
+ * <p>Immutable and thread-safe.
+ *
+ * @since 0.2
+ */
+public final class AsyncFencedRedis {
+
+    private static final Script SET = Script.load("fenced_set");
+    private static final Script HSET = Script.load("fenced_hset");
+    private static final Script DEL = Script.load("fenced_del");
+    private static final Script CLAIM = Script.load("fenced_claim");
+    private static final String PRELUDE = resource("fenced_eval_prelude.lua");
+    private static final String EPILOGUE = resource("fenced_eval_epilogue.lua");
+
+    /**
+     * What every fenced writer of one {@link FenceGuardRedis} shares: where fences live, which key
+     * spaces are refused, the write timeout, the metrics, and the cache of users' scripts (whose
+     * prelude depends only on the fence field).
+     */
+    record Space(String fencePrefix, String fenceField, List<String> lockPrefixes, Duration timeout, LockMetrics metrics,
+            String prelude, Map<String, Script> userScripts) {
+
+        Space(String fencePrefix, String fenceField, List<String> lockPrefixes, Duration timeout, LockMetrics metrics) {
+            this(fencePrefix, fenceField, List.copyOf(lockPrefixes), timeout, metrics,
+                    PRELUDE.replace("${FENCE_FIELD}", luaString(fenceField)), new ConcurrentHashMap<>());
+        }
+    }
+
+    private final RedisHandle redis;
+    private final Space space;
+    private final WriteRule rule;
+    private final String strictFlag;
+
+    AsyncFencedRedis(RedisHandle redis, Space space, FencePolicy policy) {
+        this.redis = redis;
+        this.space = space;
+        // Lua compares fences as numbers, so Redis always stores the integer form.
+        this.rule = new WriteRule(policy, FenceEncoding.INTEGER, space.metrics(), "redis");
+        this.strictFlag = policy == FencePolicy.STRICTLY_NEWER ? "1" : "0";
+    }
+
+    /** The write rule these writes apply. */
+    public FencePolicy policy() {
+        return rule.policy();
+    }
+
+    /**
+     * {@link FencedRedis#set}, without waiting.
+     *
+     * @return a stage of {@code Applied} or {@code Stale(stored)}
+     * @throws IllegalArgumentException if the key is empty, not valid Unicode, or in fence-guard's own key
+     *     space, before any I/O
+     */
+    public CompletionStage<WriteOutcome> set(String key, String value, FenceToken fence) {
+        checkKey(key);
+        Objects.requireNonNull(value, "value");
+        Objects.requireNonNull(fence, "fence");
+        CompletableFuture<Long> call = redis.integer(SET, key, keysOf(key), value, Long.toString(fence.value()), strictFlag,
+                space.fenceField());
+        return bounded(call, key, "fenced set")
+                .thenApply(r -> r > 0 ? new WriteOutcome.Applied(key, fence.value()) : rule.stale(key, fence, -r));
+    }
+
+    /**
+     * {@link FencedRedis#hset}, without waiting. A key holding another type fails the stage with
+     * {@code INVALID_ARGUMENT} (nothing written).
+     *
+     * @return a stage of {@code Applied} or {@code Stale(stored)}
+     * @throws IllegalArgumentException if {@code fields} is empty or names the fence field, or the key is
+     *     empty, not valid Unicode, or in fence-guard's own key space, before any I/O
+     */
+    public CompletionStage<WriteOutcome> hset(String key, Map<String, String> fields, FenceToken fence) {
+        checkKey(key);
+        Objects.requireNonNull(fields, "fields");
+        Objects.requireNonNull(fence, "fence");
+        if (fields.isEmpty()) {
+            throw new IllegalArgumentException("hset needs at least one field");
+        }
+        if (fields.containsKey(space.fenceField())) {
+            throw new IllegalArgumentException("fields must not include the fence field '" + space.fenceField()
+                    + "'; fence-guard sets it");
+        }
+        List<String> args = new ArrayList<>(List.of(space.fenceField(), Long.toString(fence.value()), strictFlag));
+        fields.forEach((f, v) -> {
+            args.add(Objects.requireNonNull(f, "field name"));
+            args.add(Objects.requireNonNull(v, "value of field " + f));
+        });
+        return judged(redis.multi(HSET, key, keysOf(key), args.toArray(String[]::new)), key, fence, "fenced hset");
+    }
+
+    /**
+     * {@link FencedRedis#delete}, without waiting.
+     *
+     * @return a stage of {@code Applied} (the key is absent and its tombstone holds {@code fence}) or
+     *     {@code Stale(stored)}
+     * @throws IllegalArgumentException if the key is empty, not valid Unicode, or in fence-guard's own key
+     *     space, before any I/O
+     */
+    public CompletionStage<WriteOutcome> delete(String key, FenceToken fence) {
+        checkKey(key);
+        Objects.requireNonNull(fence, "fence");
+        return judged(redis.multi(DEL, key, keysOf(key), space.fenceField(), Long.toString(fence.value()), strictFlag),
+                key, fence, "fenced delete");
+    }
+
+    /**
+     * {@link FencedRedis#claim}, without waiting: chain your read and your write after it.
+     *
+     * @return a stage of {@code Applied} (the key has data), {@code NotFound} (no data; the tombstone now
+     *     holds {@code fence}) or {@code Stale(stored)}
+     * @throws IllegalArgumentException if the key is empty, not valid Unicode, or in fence-guard's own key
+     *     space, before any I/O
+     */
+    public CompletionStage<WriteOutcome> claim(String key, FenceToken fence) {
+        checkKey(key);
+        Objects.requireNonNull(fence, "fence");
+        return judged(redis.multi(CLAIM, key, keysOf(key), space.fenceField(), Long.toString(fence.value()), strictFlag),
+                key, fence, "fenced claim");
+    }
+
+    /**
+     * {@link FencedRedis#eval}, without waiting. An error raised by your code fails the stage with a
+     * {@link dev.fenceguard.core.FenceGuardException} (the fence stays recorded, see there).
+     *
+     * @return a stage of the outcome, and your code's return value when applied
+     * @throws IllegalArgumentException if {@code keys} is empty or a key is empty, not valid Unicode, or in
+     *     fence-guard's own key space (every key, not only the first), before any I/O
+     */
+    public CompletionStage<FencedRedis.ScriptResult> eval(String luaBody, List<String> keys, List<String> args, FenceToken fence) {
+        Objects.requireNonNull(luaBody, "luaBody");
+        Objects.requireNonNull(keys, "keys");
+        Objects.requireNonNull(args, "args");
+        Objects.requireNonNull(fence, "fence");
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("eval needs at least one key: the guarded resource first");
+        }
+        keys.forEach(this::checkKey);
+        Script script = space.userScripts().computeIfAbsent(luaBody,
+                body -> Script.of("fenced script", space.prelude() + body + "\n" + EPILOGUE));
+        String guarded = keys.getFirst();
+        List<String> allKeys = new ArrayList<>(keys);
+        allKeys.add(RedisKeys.resourceFenceKey(space.fencePrefix(), guarded));
+        List<String> allArgs = new ArrayList<>(args);
+        allArgs.add(Long.toString(fence.value()));
+        allArgs.add(strictFlag);
+        CompletableFuture<List<Object>> call = redis.multi(script, guarded, allKeys.toArray(String[]::new),
+                allArgs.toArray(String[]::new));
+        return bounded(call, guarded, "fenced script").thenApply(r ->
+                new FencedRedis.ScriptResult(outcome(r, guarded, fence), Optional.ofNullable(r.size() > 2 ? r.get(2) : null)));
+    }
+
+    /** The data key and its fence key: the {@code KEYS} of every built-in fenced script. */
+    private String[] keysOf(String key) {
+        return new String[] {key, RedisKeys.resourceFenceKey(space.fencePrefix(), key)};
+    }
+
+    /** Bounded by the write timeout; the outcome is judged only once it is delivered, so a late reply counts nothing. */
+    private <T> CompletableFuture<T> bounded(CompletableFuture<T> call, String key, String operation) {
+        return RedisHandle.bounded(call, space.timeout(), key, operation, null);
+    }
+
+    private CompletableFuture<WriteOutcome> judged(CompletableFuture<List<Object>> call, String key, FenceToken fence,
+            String operation) {
+        return bounded(call, key, operation).thenApply(r -> outcome(r, key, fence));
+    }
+
+    /** {@code {1, fence}} applied, {@code {-1, fence}} recorded on a tombstone, {@code {0, stored}} stale. */
+    private WriteOutcome outcome(List<Object> r, String key, FenceToken fence) {
+        long status = (Long) r.get(0);
+        if (status == 1) {
+            return new WriteOutcome.Applied(key, fence.value());
+        }
+        if (status == -1) {
+            return new WriteOutcome.NotFound(key);
+        }
+        return rule.stale(key, fence, (Long) r.get(1));
+    }
+
+    /** The fence key of {@code key}, after the same checks as every write. */
+    String fenceKeyOf(String key) {
+        return RedisKeys.resourceFenceKey(space.fencePrefix(), checkKey(key));
+    }
+
+    private String checkKey(String key) {
+        WriteRule.checkKey("key", key);
+        String fenceSpace = RedisKeys.namespace(space.fencePrefix());
+        if (key.startsWith(fenceSpace)) {
+            throw new IllegalArgumentException("key " + shown(key) + " is in fence-guard's own key space: keys starting with '"
+                    + fenceSpace + "' hold the fences of guarded keys (fence key prefix '" + space.fencePrefix()
+                    + "'), and writing one could lower another key's fence");
+        }
+        for (String prefix : space.lockPrefixes()) {
+            if (key.startsWith(RedisKeys.namespace(prefix))) {
+                throw new IllegalArgumentException("key " + shown(key) + " is in fence-guard's own key space: keys starting with '"
+                        + RedisKeys.namespace(prefix) + "' belong to the lock backend with key prefix '" + prefix
+                        + "', and writing one could rewind a lock's fence or take over a lock");
+            }
+        }
+        return key;
+    }
+
+    private static String shown(String key) {
+        return "'" + (key.length() > 80 ? key.substring(0, 80) + "..." : key) + "'";
+    }
+
+    /** {@code text} as a Lua string literal: every byte but plain ASCII letters and digits as a decimal escape. */
+    static String luaString(String text) {
+        StringBuilder out = new StringBuilder("\"");
+        for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
+            int c = b & 0xff;
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_') {
+                out.append((char) c);
+            } else {
+                out.append('\\').append(String.format("%03d", c));
+            }
+        }
+        return out.append('"').toString();
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = Script.class.getResourceAsStream(name)) {
+            return new String(Objects.requireNonNull(in, name).readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "AsyncFencedRedis[" + redis.topology() + ", " + rule.policy() + "]";
+    }
+}

@@ -1,0 +1,312 @@
+package dev.fenceguard.redis;
+
+import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.FencePolicy;
+import dev.fenceguard.core.FenceStrategy;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.redis.internal.RedisErrors;
+import dev.fenceguard.redis.internal.RedisHandle;
+import dev.fenceguard.redis.internal.RedisKeys;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * fence-guard on one Redis (standalone, Sentinel or Cluster): built once from a Lettuce client or
+ * connection with one set of settings, it hands out the lock backend and the fenced writes, which share
+ * its one connection.
+ *
+ * <pre>{@code
+ * RedisClient client = RedisClient.create("redis://127.0.0.1:6379");   // or a Sentinel URI, or a RedisClusterClient
+ * try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build()) {
+ *     LockClient locks = LockClient.of(redis.lockBackend());
+ *     FencedRedis writes = redis.fencedWrites();
+ *     locks.withLock("sku-1", Duration.ofSeconds(10), Duration.ofSeconds(2), lease ->
+ *             writes.set("stock:sku-1", "41", lease.fence()).orThrow());
+ * }
+ * }</pre>
+ *
+ * <p>Because the lock backend and the fenced writes come from one place, the fenced writes know the
+ * lock backend's key space and refuse resource keys in it (a fenced write there could rewind a lock's
+ * fence or take over a lock), with no prefix to repeat. Other lock backends that share the database
+ * are named with {@link Builder#withOtherLockKeyPrefixes}.
+ *
+ * <p>Lock and resource may live on different servers (the resource need not be where the lock is):
+ * build one {@code FenceGuardRedis} per server, and take the lock backend from one and the fenced
+ * writes from the other.
+ *
+ * <p>Thread-safe. Closing it closes the connection it opened from a client (never a connection you
+ * passed in); the lock backend and the fenced writes must not be used afterwards.
+ *
+ * @since 0.2
+ */
+public final class FenceGuardRedis implements AutoCloseable {
+
+    private final RedisHandle redis;
+    private final RedisLockBackend lockBackend;
+    private final Map<FencePolicy, FencedRedis> fencedWrites = new EnumMap<>(FencePolicy.class);
+
+    private FenceGuardRedis(Builder b, RedisHandle redis) {
+        this.redis = redis;
+        this.lockBackend = new RedisLockBackend(redis, b.keyPrefix, b.strategy, b.replicas, b.replicaTimeout);
+        List<String> refused = new ArrayList<>();
+        refused.add(b.keyPrefix);
+        refused.addAll(b.otherLockPrefixes);
+        AsyncFencedRedis.Space space = new AsyncFencedRedis.Space(b.fencePrefix, b.fenceField, refused, b.writeTimeout,
+                b.metrics != null ? b.metrics : LockMetrics.automatic());
+        for (FencePolicy policy : FencePolicy.values()) {
+            fencedWrites.put(policy, new FencedRedis(new AsyncFencedRedis(redis, space, policy)));
+        }
+    }
+
+    /**
+     * On a standalone or Sentinel {@link RedisClient}: {@link Builder#build()} opens one connection and
+     * {@link #close()} closes it.
+     *
+     * @throws NullPointerException if {@code client} is null
+     */
+    public static Builder builder(RedisClient client) {
+        Objects.requireNonNull(client, "client");
+        return new Builder(() -> RedisHandle.of(client), false);
+    }
+
+    /**
+     * On a {@link RedisClusterClient}: {@link Builder#build()} opens one connection and {@link #close()}
+     * closes it.
+     *
+     * @throws NullPointerException if {@code client} is null
+     */
+    public static Builder builder(RedisClusterClient client) {
+        Objects.requireNonNull(client, "client");
+        return new Builder(() -> RedisHandle.of(client), true);
+    }
+
+    /**
+     * On a connection you own, which fence-guard never closes. Its codec must be UTF-8 strings.
+     *
+     * @throws NullPointerException if {@code connection} is null
+     */
+    public static Builder builder(StatefulRedisConnection<String, String> connection) {
+        Objects.requireNonNull(connection, "connection");
+        return new Builder(() -> RedisHandle.of(connection), false);
+    }
+
+    /**
+     * On a Cluster connection you own, which fence-guard never closes. Its codec must be UTF-8 strings.
+     *
+     * @throws NullPointerException if {@code connection} is null
+     */
+    public static Builder builder(StatefulRedisClusterConnection<String, String> connection) {
+        Objects.requireNonNull(connection, "connection");
+        return new Builder(() -> RedisHandle.of(connection), true);
+    }
+
+    /** The lock backend: wrap it in a {@link dev.fenceguard.core.LockClient}. */
+    public RedisLockBackend lockBackend() {
+        return lockBackend;
+    }
+
+    /** The fenced writes under {@link FencePolicy#SAME_OR_NEWER}: a holder may write many times under one lease. */
+    public FencedRedis fencedWrites() {
+        return fencedWrites(FencePolicy.SAME_OR_NEWER);
+    }
+
+    /**
+     * The fenced writes under {@code policy}, e.g. {@link FencePolicy#STRICTLY_NEWER} for writes that
+     * must happen once per lease. Writers of both policies share the connection and every setting.
+     *
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public FencedRedis fencedWrites(FencePolicy policy) {
+        return fencedWrites.get(Objects.requireNonNull(policy, "policy"));
+    }
+
+    /** Closes the connection if it was opened from a client. */
+    @Override
+    public void close() {
+        redis.close();
+    }
+
+    @Override
+    public String toString() {
+        return "FenceGuardRedis[" + redis.topology() + ", key prefix '" + lockBackend.keyPrefix() + "', "
+                + lockBackend.fenceStrategy() + "]";
+    }
+
+    /** Settings of a {@link FenceGuardRedis}. Not thread-safe; {@link #build()} copies them. */
+    public static final class Builder {
+        private final Supplier<RedisHandle> connect;
+        private final boolean cluster;
+        private String keyPrefix = RedisKeys.DEFAULT_LOCK_PREFIX;
+        private FenceStrategy strategy = FenceStrategy.CLOCK_FLOORED;
+        private int replicas;
+        private Duration replicaTimeout = Duration.ZERO;
+        private String fencePrefix = RedisKeys.DEFAULT_FENCE_PREFIX;
+        private String fenceField = "_fence";
+        private List<String> otherLockPrefixes = List.of();
+        private Duration writeTimeout = Duration.ofSeconds(10);
+        private LockMetrics metrics;
+
+        private Builder(Supplier<RedisHandle> connect, boolean cluster) {
+            this.connect = connect;
+            this.cluster = cluster;
+        }
+
+        /**
+         * Prefix of every key the lock backend writes; default {@code fg:}. It must differ from the fence
+         * key prefix ({@link #build()} checks).
+         *
+         * @throws IllegalArgumentException if it is null, contains a brace or NUL, or is longer than 64 characters
+         */
+        public Builder withKeyPrefix(String prefix) {
+            this.keyPrefix = RedisKeys.requirePrefix(prefix);
+            return this;
+        }
+
+        /**
+         * How the lock backend chooses fences; default {@link FenceStrategy#CLOCK_FLOORED}.
+         *
+         * @throws NullPointerException if {@code strategy} is null
+         */
+        public Builder withFenceStrategy(FenceStrategy strategy) {
+            this.strategy = Objects.requireNonNull(strategy, "strategy");
+            return this;
+        }
+
+        /**
+         * After each acquisition, {@code WAIT} for {@code replicas} replicas to acknowledge it, up to
+         * {@code timeout}; if fewer do, the lock is released and acquisition fails with UNAVAILABLE.
+         * Off by default. Standalone and Sentinel only ({@link #build()} refuses it on a Cluster). The
+         * WAIT counts against the acquire call's timeout; Redis holds back the connection's other
+         * commands while it waits, fenced writes included, so keep it short.
+         *
+         * @throws IllegalArgumentException if {@code replicas < 1} or the timeout is negative or sub-millisecond
+         * @throws NullPointerException if {@code timeout} is null
+         */
+        public Builder withReplicaAcknowledgement(int replicas, Duration timeout) {
+            if (replicas < 1) {
+                throw new IllegalArgumentException("replicas must be at least 1, was " + replicas);
+            }
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative() || timeout.getNano() % 1_000_000 != 0) {
+                throw new IllegalArgumentException("replica timeout must be whole non-negative milliseconds, was " + timeout);
+            }
+            this.replicas = replicas;
+            this.replicaTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Prefix of the companion keys holding the fences of guarded keys; default {@code fg:fence:}. It
+         * must differ from every lock key prefix ({@link #build()} checks).
+         *
+         * @throws IllegalArgumentException if it is null, contains a brace or NUL, or is longer than 64 characters
+         */
+        public Builder withFenceKeyPrefix(String prefix) {
+            this.fencePrefix = RedisKeys.requirePrefix(prefix);
+            return this;
+        }
+
+        /**
+         * The hash field that holds a guarded hash's fence; default {@code _fence}.
+         *
+         * @throws IllegalArgumentException if empty
+         * @throws NullPointerException if {@code field} is null
+         */
+        public Builder withFenceField(String field) {
+            Objects.requireNonNull(field, "field");
+            if (field.isEmpty()) {
+                throw new IllegalArgumentException("fence field must not be empty");
+            }
+            this.fenceField = field;
+            return this;
+        }
+
+        /**
+         * Key prefixes of <em>other</em> lock backends whose locks live in the same Redis database (built
+         * by other {@code FenceGuardRedis} instances); none by default. The fenced writes refuse resource
+         * keys starting with <code>&lt;prefix&gt;{</code> for each, as they always do for this instance's
+         * own {@link #withKeyPrefix key prefix}. Replaces the previous list.
+         *
+         * @throws IllegalArgumentException if a prefix is null, contains a brace or NUL, or is longer than
+         *     64 characters
+         * @throws NullPointerException if {@code prefixes} is null
+         */
+        public Builder withOtherLockKeyPrefixes(String... prefixes) {
+            Objects.requireNonNull(prefixes, "prefixes");
+            List<String> list = new ArrayList<>();
+            for (String p : prefixes) {
+                list.add(RedisKeys.requirePrefix(p));
+            }
+            this.otherLockPrefixes = List.copyOf(list);
+            return this;
+        }
+
+        /**
+         * How long a fenced write may wait for its answer; default 10 s. A write still unanswered then
+         * ends with {@code TIMEOUT} (it may still run later). The lock backend's calls are bounded by the
+         * timeouts its {@link dev.fenceguard.core.LockClient} passes instead.
+         *
+         * @throws IllegalArgumentException if it is below 1 ms or above 10 minutes
+         * @throws NullPointerException if {@code timeout} is null
+         */
+        public Builder withWriteTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.compareTo(Duration.ofMillis(1)) < 0 || timeout.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException("writeTimeout must be between 1 ms and 10 minutes, was " + timeout);
+            }
+            this.writeTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Where stale-write rejections are counted; default {@link LockMetrics#automatic()}.
+         *
+         * @throws NullPointerException if {@code metrics} is null
+         */
+        public Builder withMetrics(LockMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
+         * Checks the settings, then connects (if built from a client).
+         *
+         * @throws IllegalArgumentException if the fence key prefix equals the key prefix or one of the other
+         *     lock key prefixes (checked before connecting): a resource's fence key could then be a lock's key
+         * @throws IllegalStateException if replica acknowledgement is asked of a Cluster (before connecting)
+         * @throws FenceGuardException UNAVAILABLE or AUTH if the server cannot be reached or refuses the client
+         */
+        public FenceGuardRedis build() {
+            Set<String> lockPrefixes = new LinkedHashSet<>();
+            lockPrefixes.add(keyPrefix);
+            lockPrefixes.addAll(otherLockPrefixes);
+            if (lockPrefixes.contains(fencePrefix)) {
+                throw new IllegalArgumentException("fence key prefix '" + fencePrefix + "' must differ from every lock key prefix "
+                        + lockPrefixes + ": a resource's fence key could then be a lock's key or fence counter");
+            }
+            if (replicas > 0 && cluster) {
+                throw new IllegalStateException("withReplicaAcknowledgement is not supported on Redis Cluster, where WAIT "
+                        + "cannot be routed to the node that took the lock");
+            }
+            RedisHandle redis;
+            try {
+                redis = connect.get();
+            } catch (RedisException e) {
+                throw RedisErrors.map(e, null, "connect");
+            }
+            return new FenceGuardRedis(this, redis);
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package dev.fenceguard.redis.internal;
+
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The one connection of a fence-guard Redis module instance (standalone, Sentinel or Cluster), shared
+ * by its lock backend and its fenced writes, and the one way scripts reach it: EVALSHA on Lettuce's
+ * asynchronous commands, then EVAL on the same path when the node answers NOSCRIPT (after a restart,
+ * SCRIPT FLUSH, or on a Cluster node that has not seen the script; EVAL caches it there). No thread
+ * waits for Redis. Futures complete on Lettuce's event loop (or, for a timeout, the JDK's shared delay
+ * scheduler thread): what is chained onto them must not block.
+ */
+public final class RedisHandle {
+
+    /** {@code WAIT replicas timeout}, sent asynchronously. */
+    @FunctionalInterface
+    private interface ReplicaWait {
+        CompletionStage<Long> send(int replicas, long timeoutMillis);
+    }
+
+    /** Timeouts beyond this (a day) are waited as this, rather than overflow the clock arithmetic. */
+    private static final Duration LONGEST = Duration.ofDays(1);
+    private static final Deadlines DEADLINES = new Deadlines();
+
+    private final RedisScriptingAsyncCommands<String, String> commands;
+    private final AutoCloseable owned;
+    private final String topology;
+    private final ReplicaWait replicaWait;
+
+    private RedisHandle(RedisScriptingAsyncCommands<String, String> commands, AutoCloseable owned, String topology,
+            ReplicaWait replicaWait) {
+        this.commands = commands;
+        this.owned = owned;
+        this.topology = topology;
+        this.replicaWait = replicaWait;
+    }
+
+    /** Connects (blocking, once) and owns the connection. */
+    public static RedisHandle of(RedisClient client) {
+        StatefulRedisConnection<String, String> c = client.connect();
+        return standalone(c, c);
+    }
+
+    /** Connects to the Cluster (blocking, once) and owns the connection. */
+    public static RedisHandle of(RedisClusterClient client) {
+        StatefulRedisClusterConnection<String, String> c = client.connect();
+        return new RedisHandle(c.async(), c, "cluster", null);
+    }
+
+    /** Uses the caller's connection, which it never closes. */
+    public static RedisHandle of(StatefulRedisConnection<String, String> connection) {
+        return standalone(connection, null);
+    }
+
+    /** Uses the caller's Cluster connection, which it never closes. WAIT cannot be routed on a Cluster. */
+    public static RedisHandle of(StatefulRedisClusterConnection<String, String> connection) {
+        return new RedisHandle(connection.async(), null, "cluster", null);
+    }
+
+    private static RedisHandle standalone(StatefulRedisConnection<String, String> c, AutoCloseable owned) {
+        return new RedisHandle(c.async(), owned, "standalone", (n, ms) -> c.async().waitForReplication(n, ms));
+    }
+
+    /** {@code standalone} (Sentinel included) or {@code cluster}. */
+    public String topology() {
+        return topology;
+    }
+
+    /** Whether {@link #waitForReplicas} can be sent (not on a Cluster). */
+    public boolean canWaitForReplicas() {
+        return replicaWait != null;
+    }
+
+    /** {@code WAIT replicas timeout}; the number of replicas that acknowledged. Unbounded: see {@link #bounded}. */
+    public CompletableFuture<Long> waitForReplicas(int replicas, long timeoutMillis) {
+        return dispatch(() -> replicaWait.send(replicas, timeoutMillis)).toCompletableFuture();
+    }
+
+    /** Sends {@code script}; its multi-bulk reply, or a mapped {@link FenceGuardException}. Unbounded: see {@link #bounded}. */
+    public CompletableFuture<List<Object>> multi(Script script, String subject, String[] keys, String... args) {
+        return send(script, ScriptOutputType.MULTI, subject, keys, args);
+    }
+
+    /** Sends {@code script}; its integer reply, or a mapped {@link FenceGuardException}. Unbounded: see {@link #bounded}. */
+    public CompletableFuture<Long> integer(Script script, String subject, String[] keys, String... args) {
+        return send(script, ScriptOutputType.INTEGER, subject, keys, args);
+    }
+
+    private <T> CompletableFuture<T> send(Script script, ScriptOutputType type, String subject, String[] keys, String... args) {
+        CompletableFuture<T> out = new CompletableFuture<>();
+        dispatch(() -> commands.<T>evalsha(script.sha(), type, keys, args)).whenComplete((value, error) -> {
+            if (error == null) {
+                out.complete(value);
+            } else if (RedisErrors.unwrap(error) instanceof RedisNoScriptException) {
+                dispatch(() -> commands.<T>eval(script.source(), type, keys, args)).whenComplete((again, failure) -> {
+                    if (failure == null) {
+                        out.complete(again);
+                    } else {
+                        out.completeExceptionally(RedisErrors.map(failure, subject, script.name(), args));
+                    }
+                });
+            } else {
+                out.completeExceptionally(RedisErrors.map(error, subject, script.name(), args));
+            }
+        });
+        return out;
+    }
+
+    /** Lettuce reports most failures through the future, but a closed connection can throw at once. */
+    private static <T> CompletionStage<T> dispatch(Supplier<? extends CompletionStage<T>> send) {
+        try {
+            return send.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * {@code call}, bounded: the returned future fails with {@code TIMEOUT} once {@code timeout} has
+     * passed, whatever Redis does, and no thread waits meanwhile (one shared sweep timer, see
+     * {@code Deadlines}). The command itself stays queued in Lettuce until Redis answers or Lettuce's own
+     * command timeout ends it; an answer that arrives after the timeout goes to {@code late} (if not
+     * null), so that what it did can be undone where that is possible.
+     */
+    public static <T> CompletableFuture<T> bounded(CompletableFuture<T> call, Duration timeout, String subject,
+            String operation, Consumer<? super T> late) {
+        CompletableFuture<T> out = new CompletableFuture<>();
+        long nanos = timeout.compareTo(LONGEST) > 0 ? LONGEST.toNanos() : timeout.toNanos();
+        Deadlines.Entry deadline = DEADLINES.add(System.nanoTime() + nanos, () -> out.completeExceptionally(
+                new FenceGuardException(ErrorCode.TIMEOUT, subject, operation + " got no answer from Redis within " + timeout
+                        + "; gave up waiting")));
+        call.whenComplete((value, error) -> {
+            DEADLINES.remove(deadline);
+            boolean taken = error == null ? out.complete(value) : out.completeExceptionally(RedisErrors.unwrap(error));
+            if (!taken && error == null && late != null) {
+                late.accept(value);
+            }
+        });
+        return out;
+    }
+
+    /**
+     * The blocking faces' wait: the value of {@code call} (which is bounded, so this ends), or its
+     * failure unwrapped. An interrupt keeps the thread's flag and ends the wait with {@code TIMEOUT}:
+     * the command was sent, and whether it ran is as unknown as after a timeout.
+     */
+    public static <T> T await(CompletionStage<T> call, String subject, String operation) {
+        try {
+            return call.toCompletableFuture().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FenceGuardException(ErrorCode.TIMEOUT, subject, operation + " was interrupted while waiting for Redis; "
+                    + "it may or may not have run", e);
+        } catch (ExecutionException e) {
+            Throwable cause = RedisErrors.unwrap(e);
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw RedisErrors.map(cause, subject, operation);
+        }
+    }
+
+    /** Closes the connection if fence-guard opened it. */
+    public void close() {
+        if (owned != null) {
+            try {
+                owned.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("closing the Redis connection failed", e);
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.fenceguard.testkit;
+
+import dev.fenceguard.core.LockId;
+import dev.fenceguard.core.LockInfo;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.spi.Grant;
+import dev.fenceguard.core.spi.LockBackend;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * One process's link to a real backend that the test can pause, as a GC pause, a stopped VM or a
+ * partition would: calls made while paused are not sent until {@link #resume()}, and then they are,
+ * late, and their answers arrive late. Give each simulated process its own link to the same backend.
+ *
+ * <pre>{@code
+ * PausableBackend link = new PausableBackend(backend);
+ * LockClient zombie = LockClient.of(link);
+ * ... // zombie takes the lock
+ * link.pause();           // its renewals now go unanswered: it loses the lease at its local deadline
+ * ... // another process takes the lock
+ * link.resume();          // the zombie's late calls reach the server
+ * }</pre>
+ *
+ * <p>The caller's own time limits (the lock client's call timeout, a lease's remaining time) still
+ * apply while paused, as they would in a process whose network is cut but whose clock runs.
+ *
+ * @since 0.2
+ */
+public final class PausableBackend implements LockBackend {
+
+    private final LockBackend backend;
+    private final List<Runnable> held = new ArrayList<>();
+    private boolean paused;
+
+    /** A link to {@code backend}, not paused. */
+    public PausableBackend(LockBackend backend) {
+        this.backend = Objects.requireNonNull(backend, "backend");
+    }
+
+    /** From now on, calls wait until {@link #resume()} before they are sent. */
+    public synchronized void pause() {
+        paused = true;
+    }
+
+    /** Sends the calls held while paused, in the order they were made, and sends later calls at once. */
+    public void resume() {
+        List<Runnable> late;
+        synchronized (this) {
+            paused = false;
+            late = new ArrayList<>(held);
+            held.clear();
+        }
+        late.forEach(Runnable::run);
+    }
+
+    /** Whether calls are being held. */
+    public synchronized boolean isPaused() {
+        return paused;
+    }
+
+    private <T> CompletionStage<T> call(Supplier<CompletionStage<T>> send) {
+        synchronized (this) {
+            if (paused) {
+                CompletableFuture<T> late = new CompletableFuture<>();
+                held.add(() -> send.get().whenComplete((v, e) -> {
+                    if (e != null) {
+                        late.completeExceptionally(e);
+                    } else {
+                        late.complete(v);
+                    }
+                }));
+                return late;
+            }
+        }
+        return send.get();
+    }
+
+    @Override
+    public String name() {
+        return backend.name();
+    }
+
+    @Override
+    public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+        return call(() -> backend.tryAcquire(key, lockId, ttl, timeout));
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
+        return call(() -> backend.release(key, lockId, timeout));
+    }
+
+    @Override
+    public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+        return call(() -> backend.extend(key, lockId, ttl, timeout));
+    }
+
+    @Override
+    public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
+        return call(() -> backend.lookup(key, timeout));
+    }
+
+    @Override
+    public String toString() {
+        return "PausableBackend[" + backend + (isPaused() ? ", paused" : "") + "]";
+    }
+}
