@@ -3,6 +3,7 @@ package dev.fenceguard.reactor;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.FirestoreOptions;
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.firestore.FenceGuardFirestore;
 import dev.fenceguard.firestore.FirestoreLockBackend;
 import dev.fenceguard.testkit.servers.TestFirestore;
 import java.time.Duration;
@@ -17,7 +18,7 @@ class FirestoreReactiveTest extends ReactiveLockContract {
             .setCredentials(new FirestoreOptions.EmulatorCredentials())
             .build()
             .getService();
-    private static final FirestoreLockBackend BACKEND = FirestoreLockBackend.builder(DB).build();
+    private static final FirestoreLockBackend BACKEND = FenceGuardFirestore.builder(DB).build().lockBackend();
 
     @AfterAll
     static void close() throws Exception {

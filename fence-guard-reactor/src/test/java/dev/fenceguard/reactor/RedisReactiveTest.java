@@ -1,7 +1,7 @@
 package dev.fenceguard.reactor;
 
 import dev.fenceguard.core.spi.LockBackend;
-import dev.fenceguard.redis.RedisLockBackend;
+import dev.fenceguard.redis.FenceGuardRedis;
 import dev.fenceguard.testkit.servers.TestRedis;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
@@ -16,11 +16,11 @@ class RedisReactiveTest extends ReactiveLockContract {
 
     private static final String PREFIX = TestRedis.keyPrefix("reactor");
     private static final RedisClient CLIENT = RedisClient.create(RedisURI.create(TestRedis.server().uri()));
-    private static final RedisLockBackend BACKEND = RedisLockBackend.builder(CLIENT).withKeyPrefix(PREFIX).build();
+    private static final FenceGuardRedis REDIS = FenceGuardRedis.builder(CLIENT).withKeyPrefix(PREFIX).build();
 
     @AfterAll
     static void cleanUp() {
-        BACKEND.close();
+        REDIS.close();
         // Deletes only this class's keys: the server is shared.
         try (StatefulRedisConnection<String, String> c = CLIENT.connect()) {
             ScanCursor cursor = ScanCursor.INITIAL;
@@ -38,6 +38,6 @@ class RedisReactiveTest extends ReactiveLockContract {
 
     @Override
     LockBackend backend() {
-        return BACKEND;
+        return REDIS.lockBackend();
     }
 }
