@@ -70,14 +70,7 @@ public record BlockingBackend(LockBackend backend, Duration timeout) {
         } catch (TimeoutException e) {
             throw new AssertionError(backend.name() + " did not complete a call within its timeout " + timeout + " (+5 s)", e);
         } catch (ExecutionException | CompletionException e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw new IllegalStateException(cause);
+            throw Stages.failure(e);
         }
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
+import dev.fenceguard.core.LeaseSet;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
@@ -27,6 +28,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The contract every {@link LockBackend} keeps (DESIGN §2), as a JUnit 5 suite. A backend's test
@@ -41,6 +44,10 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Keys are prefixed with a random {@link #keyPrefix()} so the suite runs on shared servers. Real
  * time is used, with TTLs of {@link #shortTtl()}: keep it well above the backend's round trip.
+ *
+ * <p>Most tests call the backend itself, with lock ids of their choosing (strangers, zombies). The
+ * tests that take a {@link Face} run the same contract through a {@link LockClient}, once through its
+ * blocking face and once through its asynchronous face, so every backend's suite proves both.
  */
 public abstract class LockBackendContract {
 
@@ -207,20 +214,109 @@ public abstract class LockBackendContract {
         assertThat(b.release(k, id)).isTrue();
     }
 
-    @Test
-    void theLockClientWorksOnThisBackend() throws InterruptedException {
-        LockClient client = LockClient.builder(backend()).withMetrics(LockMetrics.none()).build();
-        String name = keyPrefix() + "client";
-        Optional<Long> fence = client.withLock(name, LONG, Duration.ofSeconds(5), lease -> {
+    // --- The same contract through the lock client, once per face (blocking and asynchronous) ---
+
+    private LockClient client() {
+        return LockClient.builder(backend()).withMetrics(LockMetrics.none())
+                .withBackoff(Duration.ofMillis(5), Duration.ofMillis(100)).build();
+    }
+
+    @ParameterizedTest(name = "{0} face")
+    @EnumSource(Face.class)
+    void theClientGrantsReleasesAndIssuesGreaterFences(Face face) throws InterruptedException {
+        Face.Locks locks = face.over(client());
+        String k = keyPrefix() + "client-" + face;
+        Lease first = locks.tryAcquire(k, LONG).orElseThrow(() -> new AssertionError("a fresh key was refused"));
+        assertThat(locks.tryAcquire(k, LONG)).as("a live lease holds the key").isEmpty();
+        assertThat(locks.lookup(k)).map(LockInfo::fence).contains(first.fence());
+        assertThat(locks.release(first)).isTrue();
+        assertThat(locks.release(first)).as("second release").isFalse();
+        assertThat(locks.lookup(k)).isEmpty();
+        Lease second = locks.acquire(k, LONG, Duration.ofSeconds(5)).orElseThrow();
+        assertThat(second.fence()).isGreaterThan(first.fence());
+        assertThat(locks.release(second)).isTrue();
+    }
+
+    @ParameterizedTest(name = "{0} face")
+    @EnumSource(Face.class)
+    void theClientExtendsKeepingTheFenceAndNeverRevivesAnExpiredLease(Face face) throws InterruptedException {
+        Face.Locks locks = face.over(client());
+        String kept = keyPrefix() + "client-extended-" + face;
+        String lapsed = keyPrefix() + "client-expired-" + face;
+        Lease extended = locks.tryAcquire(kept, shortTtl()).orElseThrow();
+        Lease zombie = locks.tryAcquire(lapsed, shortTtl()).orElseThrow();
+        Instant firstExpiry = extended.expiresAt();
+        assertThat(locks.extend(extended, LONG)).isTrue();
+        assertThat(extended.expiresAt()).isAfter(firstExpiry);
+        Thread.sleep(shortTtl().multipliedBy(2).toMillis()); // both first TTLs run out
+        assertThat(locks.lookup(kept)).as("extend keeps the fence").map(LockInfo::fence).contains(extended.fence());
+        assertThat(locks.lookup(lapsed)).isEmpty();
+        assertThat(locks.extend(zombie, LONG)).as("extend never revives an expired lease").isFalse();
+        assertThat(zombie.isLost()).isTrue();
+        Lease successor = locks.tryAcquire(lapsed, LONG).orElseThrow();
+        assertThat(successor.fence()).isGreaterThan(zombie.fence());
+        assertThat(locks.release(zombie)).as("the zombie cannot release its successor").isFalse();
+        assertThat(locks.lookup(lapsed)).map(LockInfo::fence).contains(successor.fence());
+        assertThat(locks.release(successor)).isTrue();
+        assertThat(locks.release(extended)).isTrue();
+    }
+
+    @ParameterizedTest(name = "{0} face")
+    @EnumSource(Face.class)
+    void theClientRunsWorkUnderTheLockAndTakesSetsAllOrNothing(Face face) throws InterruptedException {
+        Face.Locks locks = face.over(client());
+        String k = keyPrefix() + "client-work-" + face;
+        Optional<FenceToken> seen = locks.withLock(k, LONG, Duration.ofSeconds(5), lease -> {
             assertThat(lease.isValid()).isTrue();
-            assertThat(client.lookup(name)).map(LockInfo::fence).contains(lease.fence());
-            return lease.fence().value();
+            assertThat(locks.lookup(k)).map(LockInfo::fence).contains(lease.fence());
+            return lease.fence();
         });
-        assertThat(fence).isPresent();
-        assertThat(client.lookup(name)).isEmpty();
-        try (Lease lease = client.acquire(name, LONG, Duration.ofSeconds(5)).orElseThrow()) {
-            assertThat(lease.fence().value()).isGreaterThan(fence.get());
+        assertThat(seen).isPresent();
+        assertThat(locks.lookup(k)).as("released after the work").isEmpty();
+
+        List<String> keys = List.of(k + ":c", k + ":a", k + ":b");
+        Lease blocker = locks.tryAcquire(k + ":b", LONG).orElseThrow();
+        assertThat(locks.acquireAll(keys, LONG, Duration.ZERO)).as(":b is held").isEmpty();
+        assertThat(locks.release(blocker)).isTrue();
+        LeaseSet set = locks.acquireAll(keys, LONG, Duration.ofSeconds(5)).orElseThrow();
+        assertThat(set.leases()).extracting(l -> l.key().value()).containsExactly(k + ":a", k + ":b", k + ":c");
+        for (Lease lease : set.leases()) {
+            assertThat(locks.lookup(lease.key().value())).map(LockInfo::fence).contains(lease.fence());
+            assertThat(locks.release(lease)).isTrue();
         }
+    }
+
+    @ParameterizedTest(name = "{0} face")
+    @EnumSource(Face.class)
+    void clientsWaitingForOneKeyNeverHoldItTogether(Face face) throws Exception {
+        Face.Locks locks = face.over(client());
+        String k = keyPrefix() + "client-hot-" + face;
+        AtomicInteger holders = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        List<Long> fences = java.util.Collections.synchronizedList(new ArrayList<>());
+        // Few rounds: a waiter takes a freed lock only at its next retry, so a hot key is slow by design.
+        int threads = 4;
+        int rounds = 5;
+        onThreads(threads, () -> {
+            for (int i = 0; i < rounds; i++) {
+                Lease lease = locks.acquire(k, LONG, Duration.ofSeconds(30))
+                        .orElseThrow(() -> new AssertionError("waited 30 s for a lock held for moments"));
+                if (holders.incrementAndGet() != 1) {
+                    overlaps.incrementAndGet();
+                }
+                fences.add(lease.fence().value());
+                holders.decrementAndGet();
+                if (!locks.release(lease)) {
+                    overlaps.incrementAndGet();
+                }
+            }
+        });
+        assertThat(overlaps.get()).as("two holders of one key at once").isZero();
+        assertThat(fences).hasSize(threads * rounds);
+        for (int i = 1; i < fences.size(); i++) {
+            assertThat(fences.get(i)).as("fences in holding order").isGreaterThan(fences.get(i - 1));
+        }
+        assertThat(locks.lookup(k)).isEmpty();
     }
 
     @Test
@@ -232,37 +328,25 @@ public abstract class LockBackendContract {
         keys.forEach(k -> issued.put(k, java.util.Collections.synchronizedList(new ArrayList<>())));
         AtomicInteger overlaps = new AtomicInteger();
         AtomicInteger acquired = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(concurrencyThreads());
-        try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int t = 0; t < concurrencyThreads(); t++) {
-                futures.add(pool.submit(() -> {
-                    for (int i = 0; i < concurrencyAttemptsPerThread(); i++) {
-                        LockKey k = keys.get(ThreadLocalRandom.current().nextInt(keys.size()));
-                        LockId id = LockId.random();
-                        Optional<Grant> g = b.tryAcquire(k, id, LONG);
-                        if (g.isEmpty()) {
-                            continue;
-                        }
-                        acquired.incrementAndGet();
-                        issued.get(k).add(g.get().fence());
-                        if (holders.putIfAbsent(k, id) != null) {
-                            overlaps.incrementAndGet();
-                        }
-                        holders.remove(k, id);
-                        if (!b.release(k, id)) {
-                            overlaps.incrementAndGet();
-                        }
-                    }
-                    return null;
-                }));
+        onThreads(concurrencyThreads(), () -> {
+            for (int i = 0; i < concurrencyAttemptsPerThread(); i++) {
+                LockKey k = keys.get(ThreadLocalRandom.current().nextInt(keys.size()));
+                LockId id = LockId.random();
+                Optional<Grant> g = b.tryAcquire(k, id, LONG);
+                if (g.isEmpty()) {
+                    continue;
+                }
+                acquired.incrementAndGet();
+                issued.get(k).add(g.get().fence());
+                if (holders.putIfAbsent(k, id) != null) {
+                    overlaps.incrementAndGet();
+                }
+                holders.remove(k, id);
+                if (!b.release(k, id)) {
+                    overlaps.incrementAndGet();
+                }
             }
-            for (Future<?> f : futures) {
-                f.get();
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        });
         assertThat(overlaps.get()).as("two live holders of one key at once").isZero();
         assertThat(acquired.get()).as("some acquisitions must succeed").isPositive();
         for (LockKey k : keys) {
@@ -272,6 +356,31 @@ public abstract class LockBackendContract {
             for (int i = 1; i < fences.size(); i++) {
                 assertThat(fences.get(i)).as("fences of %s in holding order: %s", k, fences).isGreaterThan(fences.get(i - 1));
             }
+        }
+    }
+
+    /** The body of a test thread; may throw. */
+    @FunctionalInterface
+    private interface Body {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code body} on {@code threads} threads at once and rethrows the first failure. */
+    private static void onThreads(int threads, Body body) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                futures.add(pool.submit(() -> {
+                    body.run();
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
         }
     }
 }

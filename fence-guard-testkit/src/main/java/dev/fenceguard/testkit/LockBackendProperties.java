@@ -1,8 +1,11 @@
 package dev.fenceguard.testkit;
 
+import dev.fenceguard.core.Lease;
+import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.ManualTimeSource;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import dev.fenceguard.core.spi.Grant;
@@ -31,6 +34,11 @@ import net.jqwik.api.state.Transformer;
  * <em>and</em> against the {@link InMemoryLockBackend} reference model, with the same lock ids. Every
  * answer must agree with the model; on top, fences must strictly increase per key and extend must keep
  * the fence. A failure shows the shrunk chain and the timeline of what each side answered.
+ *
+ * <p>The chains run through a {@link LockClient} on the backend, half of them through its blocking
+ * face and half through its asynchronous face (two properties, one per {@link Face}): a client's
+ * acquire, release, extend and lookup go through the face, with the lease it got; a client that holds
+ * no lease on the key acts as a stranger, calling the backend directly with a lock id of its own.
  *
  * <pre>{@code
  * class MyBackendProperties extends LockBackendProperties {
@@ -64,14 +72,28 @@ public abstract class LockBackendProperties {
         return 25;
     }
 
-    @Property(tries = 20)
-    void backendAgreesWithTheReferenceModel(@ForAll("chains") ActionChain<World> chain) {
+    @Property(tries = 10)
+    void theBlockingClientAgreesWithTheReferenceModel(@ForAll("blockingChains") ActionChain<World> chain) {
+        chain.run();
+    }
+
+    @Property(tries = 10)
+    void theAsyncClientAgreesWithTheReferenceModel(@ForAll("asyncChains") ActionChain<World> chain) {
         chain.run();
     }
 
     @Provide
-    Arbitrary<ActionChain<World>> chains() {
-        return ActionChain.<World>startWith(() -> new World(BlockingBackend.of(backend())))
+    Arbitrary<ActionChain<World>> blockingChains() {
+        return chains(Face.BLOCKING);
+    }
+
+    @Provide
+    Arbitrary<ActionChain<World>> asyncChains() {
+        return chains(Face.ASYNC);
+    }
+
+    private Arbitrary<ActionChain<World>> chains(Face face) {
+        return ActionChain.<World>startWith(() -> new World(BlockingBackend.of(backend()), face))
                 .withAction(3, new Acquire())
                 .withAction(2, new Release())
                 .withAction(2, new Extend())
@@ -80,19 +102,22 @@ public abstract class LockBackendProperties {
                 .withMaxTransformations(maxActions());
     }
 
-    /** Both backends, the clients' lock ids, and the timeline so far. */
+    /** Both backends, the client face, each client's last lease, and the timeline so far. */
     public final class World {
         final BlockingBackend real;
+        final Face.Locks client;
         final ManualTimeSource modelTime = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
         final InMemoryLockBackend model = new InMemoryLockBackend(modelTime);
         final List<LockKey> keys;
-        final Map<String, LockId> lastIds = new HashMap<>();
+        final Map<String, Lease> leases = new HashMap<>();
         final Map<LockKey, Long> lastFence = new HashMap<>();
-        final Map<LockKey, LockId> holder = new HashMap<>();
+        final Map<LockKey, Lease> holder = new HashMap<>();
         final List<String> timeline = new ArrayList<>();
 
-        World(BlockingBackend real) {
+        World(BlockingBackend real, Face face) {
             this.real = real;
+            this.client = face.over(LockClient.builder(real.backend()).withMetrics(LockMetrics.none()).build());
+            timeline.add("through the " + face + " face");
             String run = "prop:" + UUID.randomUUID().toString().substring(0, 8) + ":";
             this.keys = List.of(LockKey.of(run + "a"), LockKey.of(run + "b"));
         }
@@ -103,8 +128,9 @@ public abstract class LockBackendProperties {
             }
         }
 
-        LockId idOf(int client, int key) {
-            return lastIds.computeIfAbsent(client + "/" + key, k -> LockId.random());
+        /** The last lease client {@code c} got on key {@code k}, if it ever got one. */
+        Optional<Lease> leaseOf(int[] ck) {
+            return Optional.ofNullable(leases.get(ck[0] + "/" + ck[1]));
         }
 
         @Override
@@ -127,18 +153,18 @@ public abstract class LockBackendProperties {
         public Arbitrary<Transformer<World>> transformer() {
             return clientAndKey().map(ck -> Transformer.mutate(name(ck) + ": acquire", w -> {
                 LockKey key = w.keys.get(ck[1]);
-                LockId id = LockId.random();
-                Optional<Grant> m = w.model.tryAcquire(key, id, LONG);
-                Optional<Grant> r = w.real.tryAcquire(key, id, LONG);
-                w.timeline.add(name(ck) + ": acquire -> real " + r.map(g -> "fence " + g.fence()).orElse("held")
+                Optional<Lease> r = w.client.tryAcquire(key.value(), LONG);
+                Optional<Grant> m = w.model.tryAcquire(key, r.map(Lease::lockId).orElseGet(LockId::random), LONG);
+                w.timeline.add(name(ck) + ": acquire -> real " + r.map(l -> "fence " + l.fence().value()).orElse("held")
                         + ", model " + m.map(g -> "granted").orElse("held"));
                 w.check(r.isPresent() == m.isPresent(), "acquire disagrees with the model");
                 if (r.isPresent()) {
+                    long fence = r.get().fence().value();
                     long before = w.lastFence.getOrDefault(key, 0L);
-                    w.check(r.get().fence() > before, "fence " + r.get().fence() + " is not above the last fence " + before);
-                    w.lastFence.put(key, r.get().fence());
-                    w.lastIds.put(ck[0] + "/" + ck[1], id);
-                    w.holder.put(key, id);
+                    w.check(fence > before, "fence " + fence + " is not above the last fence " + before);
+                    w.lastFence.put(key, fence);
+                    w.leases.put(ck[0] + "/" + ck[1], r.get());
+                    w.holder.put(key, r.get());
                 }
             }));
         }
@@ -149,10 +175,11 @@ public abstract class LockBackendProperties {
         public Arbitrary<Transformer<World>> transformer() {
             return clientAndKey().map(ck -> Transformer.mutate(name(ck) + ": release", w -> {
                 LockKey key = w.keys.get(ck[1]);
-                LockId id = w.idOf(ck[0], ck[1]);
+                Optional<Lease> lease = w.leaseOf(ck);
+                LockId id = lease.map(Lease::lockId).orElseGet(LockId::random);
+                boolean r = lease.isPresent() ? w.client.release(lease.get()) : w.real.release(key, id);
                 boolean m = w.model.release(key, id);
-                boolean r = w.real.release(key, id);
-                w.timeline.add(name(ck) + ": release -> real " + r + ", model " + m);
+                w.timeline.add(name(ck) + ": release" + (lease.isEmpty() ? " (a stranger)" : "") + " -> real " + r + ", model " + m);
                 w.check(r == m, "release disagrees with the model");
                 if (r) {
                     w.holder.remove(key);
@@ -166,10 +193,11 @@ public abstract class LockBackendProperties {
         public Arbitrary<Transformer<World>> transformer() {
             return clientAndKey().map(ck -> Transformer.mutate(name(ck) + ": extend", w -> {
                 LockKey key = w.keys.get(ck[1]);
-                LockId id = w.idOf(ck[0], ck[1]);
+                Optional<Lease> lease = w.leaseOf(ck);
+                LockId id = lease.map(Lease::lockId).orElseGet(LockId::random);
+                boolean r = lease.isPresent() ? w.client.extend(lease.get(), LONG) : w.real.extend(key, id, LONG).isPresent();
                 boolean m = w.model.extend(key, id, LONG).isPresent();
-                boolean r = w.real.extend(key, id, LONG).isPresent();
-                w.timeline.add(name(ck) + ": extend -> real " + r + ", model " + m);
+                w.timeline.add(name(ck) + ": extend" + (lease.isEmpty() ? " (a stranger)" : "") + " -> real " + r + ", model " + m);
                 w.check(r == m, "extend disagrees with the model");
                 if (r) {
                     Optional<LockInfo> info = w.real.lookup(key);
@@ -185,10 +213,10 @@ public abstract class LockBackendProperties {
         public Arbitrary<Transformer<World>> transformer() {
             return Arbitraries.integers().between(0, 1).map(k -> Transformer.mutate("let key " + (char) ('a' + k) + " expire", w -> {
                 LockKey key = w.keys.get(k);
-                LockId id = w.holder.get(key);
-                boolean shortened = id != null && w.real.extend(key, id, shortTtl()).isPresent();
+                Lease held = w.holder.get(key);
+                boolean shortened = held != null && w.client.extend(held, shortTtl());
                 if (shortened) {
-                    w.check(w.model.extend(key, id, shortTtl()).isPresent(), "model lost a lease the backend still had");
+                    w.check(w.model.extend(key, held.lockId(), shortTtl()).isPresent(), "model lost a lease the backend still had");
                     sleep(shortTtl().plus(expirySlack()));
                     w.modelTime.advance(shortTtl().plusMillis(1));
                     w.holder.remove(key);
@@ -204,7 +232,7 @@ public abstract class LockBackendProperties {
             return Arbitraries.integers().between(0, 1).map(k -> Transformer.mutate("lookup key " + (char) ('a' + k), w -> {
                 LockKey key = w.keys.get(k);
                 boolean m = w.model.lookup(key).isPresent();
-                Optional<LockInfo> r = w.real.lookup(key);
+                Optional<LockInfo> r = w.client.lookup(key.value());
                 w.timeline.add("lookup key " + (char) ('a' + k) + " -> real " + r.map(i -> "fence " + i.fence().value()).orElse("free")
                         + ", model " + (m ? "held" : "free"));
                 w.check(r.isPresent() == m, "lookup disagrees with the model");

@@ -37,12 +37,15 @@ import java.util.concurrent.atomic.AtomicReference;
  *         .withAttempts(ZombieStorm.attemptsProperty(300))      // -Dfenceguard.storm.attempts=10000 for a soak
  *         .withFault(150, server::restart)
  *         .build().run();
- * System.out.println(r.summary());   // zombie storm: attempts=300 acquired=300 applied=231 rejected-stale=62 stale-applied=0 lost-updates=0 errors=7 [UNAVAILABLE=7] unmapped-errors=0 ...
+ * System.out.println(r.summary());   // zombie storm: attempts=300 acquired=300 [BLOCKING=150 ASYNC=150] applied=231 rejected-stale=62 stale-applied=0 lost-updates=0 errors=7 [UNAVAILABLE=7] unmapped-errors=0 ...
  * r.requireSafe();
  * }</pre>
  *
  * <p>The storm has a size: the total number of attempts, shared by the workers (each takes the next
- * attempt number when it is free). One attempt: acquire the lock (waiting at most the acquire wait);
+ * attempt number when it is free). Workers take turns at the client's {@link Face faces}: by default
+ * half acquire and release through the blocking {@link LockClient}, half through its
+ * {@link LockClient#async() asynchronous face}, contending for the same lock, so every storm checks
+ * both (see {@link Builder#withFaces}). One attempt: acquire the lock (waiting at most the acquire wait);
  * {@link FencedCounter#claim claim} the counter with the lease's fence (so zombies are refused from
  * now on); read it; maybe stall for twice the TTL; write read + 1 with the fence; release. Claiming
  * before reading matters: without it a zombie's write, admitted before the new holder's fence reached
@@ -104,6 +107,8 @@ public final class ZombieStorm {
      *
      * @param attempts attempts made (the storm's size, unless it did not finish)
      * @param acquired attempts that got the lock
+     * @param acquiredByFace attempts that got the lock, by the face they used (faces the storm did not
+     *     use are absent)
      * @param applied increments that were applied (the write answered {@code Applied})
      * @param rejectedStale claims or writes refused as stale
      * @param notFound claims or writes that answered {@code NotFound} (the counter must exist before the storm)
@@ -121,13 +126,16 @@ public final class ZombieStorm {
      * @param finished whether the storm ended within its bound (must be true)
      * @param elapsed how long the storm ran
      */
-    public record Result(long attempts, long acquired, long applied, long rejectedStale, long notFound, long staleApplied,
+    public record Result(long attempts, long acquired, Map<Face, Long> acquiredByFace, long applied, long rejectedStale, long notFound, long staleApplied,
             long lostUpdates, long stalls, long finalValue, Map<ErrorCode, Long> errors, Map<ErrorCode, FenceGuardException> firstErrors,
             long unmappedErrors,
             Optional<Throwable> firstUnmappedError, int faultsRun, int faultsScheduled, boolean finished, Duration elapsed) {
 
-        /** Copies the error map. */
+        /** Copies the maps. */
         public Result {
+            EnumMap<Face, Long> byFace = new EnumMap<>(Face.class);
+            byFace.putAll(acquiredByFace);
+            acquiredByFace = Collections.unmodifiableMap(byFace);
             EnumMap<ErrorCode, Long> copy = new EnumMap<>(ErrorCode.class);
             copy.putAll(errors);
             errors = Collections.unmodifiableMap(copy);
@@ -142,12 +150,13 @@ public final class ZombieStorm {
         }
 
         /**
-         * One line, e.g. {@code zombie storm: attempts=10000 acquired=10000 applied=9712 rejected-stale=251
+         * One line, e.g. {@code zombie storm: attempts=10000 acquired=10000 [BLOCKING=5000 ASYNC=5000] applied=9712 rejected-stale=251
          * stale-applied=0 lost-updates=0 errors=0 [] unmapped-errors=0 (stalls past the lease=203, faults=0/0,
          * final value=9712, finished in 41.2 s)}.
          */
         public String summary() {
-            return "zombie storm: attempts=" + attempts + " acquired=" + acquired + " applied=" + applied
+            return "zombie storm: attempts=" + attempts + " acquired=" + acquired + " " + acquiredByFace.toString().replace(", ", " ")
+                    .replace('{', '[').replace('}', ']') + " applied=" + applied
                     + " rejected-stale=" + rejectedStale + (notFound > 0 ? " not-found=" + notFound : "")
                     + " stale-applied=" + staleApplied + " lost-updates=" + lostUpdates + " errors=" + errorCount() + " "
                     + errorsText() + " unmapped-errors=" + unmappedErrors + " (stalls past the lease=" + stalls + ", faults="
@@ -193,6 +202,7 @@ public final class ZombieStorm {
     private final Duration callTimeout;
     private final double stallProbability;
     private final List<ScheduledFault> faults;
+    private final List<Face> faces;
 
     private record ScheduledFault(int atAttempt, Fault action) {}
 
@@ -209,6 +219,7 @@ public final class ZombieStorm {
         List<ScheduledFault> sorted = new ArrayList<>(b.faults);
         sorted.sort(Comparator.comparingInt(ScheduledFault::atAttempt)); // stable: same-attempt faults keep their order
         this.faults = List.copyOf(sorted);
+        this.faces = List.copyOf(b.faces);
     }
 
     /**
@@ -274,9 +285,10 @@ public final class ZombieStorm {
         List<Thread> threads = new ArrayList<>();
         CountDownLatch done = new CountDownLatch(workers);
         for (int w = 0; w < workers; w++) {
-            threads.add(Thread.ofPlatform().name("zombie-storm-" + w).daemon().start(() -> {
+            Face.Locks face = faces.get(w % faces.size()).over(locks);
+            threads.add(Thread.ofPlatform().name("zombie-storm-" + w + "-" + face.face()).daemon().start(() -> {
                 try {
-                    run.work();
+                    run.work(face);
                 } finally {
                     done.countDown();
                 }
@@ -305,6 +317,7 @@ public final class ZombieStorm {
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicLong made = new AtomicLong();
         final AtomicLong acquired = new AtomicLong();
+        final Map<Face, AtomicLong> acquiredByFace = new EnumMap<>(Face.class);
         final AtomicLong rejected = new AtomicLong();
         final AtomicLong notFound = new AtomicLong();
         final AtomicLong stalls = new AtomicLong();
@@ -319,9 +332,10 @@ public final class ZombieStorm {
             for (ErrorCode code : ErrorCode.values()) {
                 errors.put(code, new AtomicLong());
             }
+            faces.forEach(f -> acquiredByFace.put(f, new AtomicLong()));
         }
 
-        void work() {
+        void work(Face.Locks locks) {
             int n;
             while (!stop.get() && (n = next.incrementAndGet()) <= attempts) {
                 for (ScheduledFault f : faults) {
@@ -330,7 +344,7 @@ public final class ZombieStorm {
                     }
                 }
                 try {
-                    attempt();
+                    attempt(locks);
                 } catch (InterruptedException e) {
                     return; // the storm is being stopped
                 }
@@ -349,7 +363,7 @@ public final class ZombieStorm {
             }
         }
 
-        private void attempt() throws InterruptedException {
+        private void attempt(Face.Locks locks) throws InterruptedException {
             made.incrementAndGet();
             Optional<Lease> lease;
             try {
@@ -365,7 +379,9 @@ public final class ZombieStorm {
                 return;
             }
             acquired.incrementAndGet();
-            try (Lease held = lease.get()) {
+            acquiredByFace.get(locks.face()).incrementAndGet();
+            Lease held = lease.get();
+            try {
                 FenceToken fence = held.fence();
                 if (!admitted(counter.claim(fence))) {
                     return;
@@ -385,6 +401,19 @@ public final class ZombieStorm {
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {
+                unmapped(e);
+            } finally {
+                release(locks, held);
+            }
+        }
+
+        /** Releases through the face that acquired; a failed release is counted like any other error. */
+        private void release(Face.Locks locks, Lease held) {
+            try {
+                locks.release(held);
+            } catch (FenceGuardException e) {
+                mapped(e);
+            } catch (RuntimeException e) {
                 unmapped(e);
             }
         }
@@ -433,7 +462,9 @@ public final class ZombieStorm {
                     byCode.put(code, n.get());
                 }
             });
-            return new Result(made.get(), acquired.get(), ordered.size(), rejected.get(), notFound.get(), staleApplied, lost,
+            Map<Face, Long> byFace = new EnumMap<>(Face.class);
+            acquiredByFace.forEach((face, n) -> byFace.put(face, n.get()));
+            return new Result(made.get(), acquired.get(), byFace, ordered.size(), rejected.get(), notFound.get(), staleApplied, lost,
                     stalls.get(), finalValue, byCode, firstErrors, unmapped.get(), Optional.ofNullable(firstUnmapped.get()), faultsRun.get(),
                     faults.size(), finished, elapsed);
         }
@@ -454,6 +485,7 @@ public final class ZombieStorm {
         private Duration callTimeout = Duration.ofSeconds(10);
         private double stallProbability = -1; // the size-dependent default
         private final List<ScheduledFault> faults = new ArrayList<>();
+        private List<Face> faces = List.of(Face.BLOCKING, Face.ASYNC);
 
         private Builder(LockClient locks, String key, FencedCounter counter) {
             this.locks = Objects.requireNonNull(locks, "locks");
@@ -544,6 +576,23 @@ public final class ZombieStorm {
                 throw new IllegalArgumentException("stall probability must be in [0, 1], was " + p);
             }
             this.stallProbability = p;
+            return this;
+        }
+
+        /**
+         * The faces the workers acquire and release through: worker {@code n} uses
+         * {@code faces[n % faces.length]}. Default: both, {@link Face#BLOCKING} and {@link Face#ASYNC}, so
+         * half the workers contend through each.
+         *
+         * @throws IllegalArgumentException if no face is given, or one is given twice
+         * @since 0.2
+         */
+        public Builder withFaces(Face... faces) {
+            List<Face> list = List.of(Objects.requireNonNull(faces, "faces"));
+            if (list.isEmpty() || list.stream().distinct().count() != list.size()) {
+                throw new IllegalArgumentException("faces must name at least one face, each once, was " + list);
+            }
+            this.faces = list;
             return this;
         }
 

@@ -53,6 +53,8 @@ class InMemoryZombieStormTest {
         ZombieStorm.Result r = ZombieStorm.builder(locks, "counter", new Counter(true)).build().run();
         System.out.println("in-memory " + r.summary());
         assertThat(r.attempts()).isEqualTo(90);
+        assertThat(r.acquiredByFace()).as("both faces took part").containsOnlyKeys(Face.BLOCKING, Face.ASYNC)
+                .allSatisfy((face, n) -> assertThat(n).as(face.toString()).isPositive());
         assertThat(r.stalls()).as("the storm must actually stall some workers").isPositive();
         assertThat(r.rejectedStale()).as("zombies were refused").isPositive();
         r.requireSafe();

@@ -168,6 +168,19 @@ class ZombieStormMechanicsTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("a fault is scheduled at attempt 101, beyond the storm's 100 attempts");
         assertThatThrownBy(() -> ZombieStorm.builder(locks(), "", c)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> storm(c).withFaces()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("faces must name at least one face, each once, was []");
+        assertThatThrownBy(() -> storm(c).withFaces(Face.ASYNC, Face.ASYNC)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("faces must name at least one face, each once, was [ASYNC, ASYNC]");
+    }
+
+    @Test
+    void aStormCanRunThroughOneFaceOnly() throws Exception {
+        ZombieStorm.Result r = storm(new InMemoryZombieStormTest.Counter(true)).withFaces(Face.ASYNC).withAttempts(20)
+                .withStallProbability(0).build().run();
+        assertThat(r.acquiredByFace()).containsExactly(java.util.Map.entry(Face.ASYNC, 20L));
+        assertThat(r.summary()).contains("acquired=20 [ASYNC=20]");
+        r.requireSafe();
     }
 
     @Test

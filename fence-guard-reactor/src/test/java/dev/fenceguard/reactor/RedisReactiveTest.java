@@ -1,0 +1,43 @@
+package dev.fenceguard.reactor;
+
+import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.redis.FenceGuardRedis;
+import dev.fenceguard.testkit.servers.TestRedis;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.AfterAll;
+
+/** The Mono face on the real Redis server (Lettuce completes its calls on Netty event loops). */
+class RedisReactiveTest extends ReactiveLockContract {
+
+    private static final String PREFIX = TestRedis.keyPrefix("reactor");
+    private static final RedisClient CLIENT = RedisClient.create(RedisURI.create(TestRedis.server().uri()));
+    private static final FenceGuardRedis REDIS = FenceGuardRedis.builder(CLIENT).withKeyPrefix(PREFIX).build();
+
+    @AfterAll
+    static void cleanUp() {
+        REDIS.close();
+        // Deletes only this class's keys: the server is shared.
+        try (StatefulRedisConnection<String, String> c = CLIENT.connect()) {
+            ScanCursor cursor = ScanCursor.INITIAL;
+            do {
+                KeyScanCursor<String> page = c.sync().scan(cursor, ScanArgs.Builder.matches(PREFIX.replaceAll("([*?\\[\\]\\\\])", "\\\\$1") + "*"));
+                if (!page.getKeys().isEmpty()) {
+                    c.sync().del(page.getKeys().toArray(String[]::new));
+                }
+                cursor = page;
+            } while (!cursor.isFinished());
+        } finally {
+            CLIENT.shutdown();
+        }
+    }
+
+    @Override
+    LockBackend backend() {
+        return REDIS.lockBackend();
+    }
+}
