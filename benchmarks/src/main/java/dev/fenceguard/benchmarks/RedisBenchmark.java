@@ -117,7 +117,8 @@ public final class RedisBenchmark {
                 name, a.opsPerSecond(), a.p50Micros(), baseline, b.opsPerSecond(), b.p50Micros(), ratio, target, ratio >= target ? "MET" : "MISSED");
     }
 
-    private static void deleteAll(RedisCommands<String, String> redis, String prefix) {
+    /** Deletes every key under {@code prefix}; the async benchmark cleans up the same way. */
+    static void deleteAll(RedisCommands<String, String> redis, String prefix) {
         ScanCursor cursor = ScanCursor.INITIAL;
         do {
             KeyScanCursor<String> page = redis.scan(cursor, ScanArgs.Builder.matches(prefix + "*").limit(1000));
