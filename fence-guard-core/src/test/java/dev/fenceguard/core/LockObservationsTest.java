@@ -233,6 +233,21 @@ class LockObservationsTest {
     }
 
     @Test
+    void cancellingAnObservedWriteCancelsTheWriteAndEndsItsObservation() {
+        CompletableFuture<WriteOutcome> write = new CompletableFuture<>();
+        CompletableFuture<WriteOutcome> observed = orders.observeAsync("orders", "set", FenceToken.of(7), () -> write).toCompletableFuture();
+        assertThat(observed).isNotSameAs(write);
+        observed.cancel(false);
+        assertThat(write).as("the write's own stage, which ends its RPC or timer").isCancelled();
+        TestObservationRegistryAssert.assertThat(registry).hasObservationWithNameEqualTo("fenceguard.write").that()
+                .hasBeenStopped().hasLowCardinalityKeyValue("outcome", "error");
+
+        WriteRule unobserved = new WriteRule(FencePolicy.SAME_OR_NEWER, FenceEncoding.INTEGER, LockMetrics.none(), "postgres");
+        CompletableFuture<WriteOutcome> plain = new CompletableFuture<>();
+        assertThat(unobserved.observeAsync("orders", "set", FenceToken.of(7), () -> plain)).as("nothing added when unobserved").isSameAs(plain);
+    }
+
+    @Test
     void aNoopRegistryAndNoneCreateNothing() throws Exception {
         LockObservations.Observed none = LockObservations.none().start(LockObservations.Operation.ACQUIRE, "b", LockKey.of(KEY), null);
         assertThat(MicrometerLockObservations.of(ObservationRegistry.NOOP)

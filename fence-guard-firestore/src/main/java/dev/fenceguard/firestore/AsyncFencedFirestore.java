@@ -123,10 +123,11 @@ public final class AsyncFencedFirestore {
 
     private CompletionStage<WriteOutcome> run(Op op, DocumentReference doc, FenceToken fence, Map<String, Object> data) {
         String resource = doc.getPath();
-        return firestore.readThenWrite(resource, op.label, timeout, doc, read -> step(op, doc, fence, data, read), () -> {
-            throw new FenceGuardException(ErrorCode.UNAVAILABLE, resource, op.label + " lost " + firestore.attempts()
-                    + " races in a row to other writers of the document");
-        });
+        return rule.writeRule().observeAsync(DocumentRule.kind(doc), op.observed, fence, () -> firestore.readThenWrite(resource,
+                op.label, timeout, doc, read -> step(op, doc, fence, data, read), () -> {
+                    throw new FenceGuardException(ErrorCode.UNAVAILABLE, resource, op.label + " lost " + firestore.attempts()
+                            + " races in a row to other writers of the document");
+                }));
     }
 
     private Step<WriteOutcome> step(Op op, DocumentReference doc, FenceToken fence, Map<String, Object> data, DocumentSnapshot read) {

@@ -4,6 +4,7 @@ import com.google.cloud.firestore.Firestore;
 import dev.fenceguard.core.FenceEncoding;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.TimeSource;
 import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.firestore.internal.DocumentRule;
@@ -59,7 +60,7 @@ public final class FenceGuardFirestore {
         refused.addAll(b.otherLockCollections);
         LockMetrics metrics = b.metrics != null ? b.metrics : LockMetrics.automatic();
         for (FencePolicy policy : FencePolicy.values()) {
-            DocumentRule rule = new DocumentRule(new WriteRule(policy, b.encoding, metrics, "firestore"), b.fenceField,
+            DocumentRule rule = new DocumentRule(new WriteRule(policy, b.encoding, metrics, "firestore", b.observations), b.fenceField,
                     b.deletedField, List.copyOf(refused));
             fencedWrites.put(policy, new FencedFirestore(new AsyncFencedFirestore(firestore, rule, b.writeTimeout)));
         }
@@ -125,6 +126,7 @@ public final class FenceGuardFirestore {
         private String fenceField = "_fence";
         private String deletedField = "_deleted";
         private LockMetrics metrics;
+        private LockObservations observations = LockObservations.none();
 
         private Builder(Firestore db) {
             this.db = Objects.requireNonNull(db, "db");
@@ -247,6 +249,27 @@ public final class FenceGuardFirestore {
          */
         public Builder withMetrics(LockMetrics metrics) {
             this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
+         * Where each fenced write is observed: one {@code fenceguard.write} observation per call of the
+         * fenced writes (both faces, both policies, and the calls in your {@link com.google.cloud.firestore.Transaction}),
+         * with {@code backend} {@code firestore}, {@code resource.type} the document's collection id
+         * ({@code orders} for {@code tenants/t1/orders/42}), the {@code operation} ({@code update},
+         * {@code set}, {@code claim}, {@code delete}; {@code check} for
+         * {@link FencedFirestore#check}) and the {@code outcome}. Pass the object given to
+         * {@link dev.fenceguard.core.LockClient.Builder#withObservations}, so that a write made in the work
+         * of a blocking {@code withLock} (on its thread) is a child of that {@code withLock}. A call in your
+         * transaction runs on the SDK's transaction thread: it is observed once per attempt of the
+         * transaction, with what it staged, and is a child of {@code withLock} only if you make the
+         * observation current there. Default {@link LockObservations#none()}: nothing observed, nothing spent.
+         *
+         * @throws NullPointerException if {@code observations} is null
+         * @since 0.2
+         */
+        public Builder withObservations(LockObservations observations) {
+            this.observations = Objects.requireNonNull(observations, "observations");
             return this;
         }
 

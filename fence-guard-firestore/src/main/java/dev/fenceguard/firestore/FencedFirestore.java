@@ -116,7 +116,7 @@ public final class FencedFirestore {
     public WriteOutcome update(Transaction tx, DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
         Objects.requireNonNull(tx, "tx");
         Map<String, Object> data = rule.data(Op.UPDATE, doc, fence, fields);
-        return stage(tx, doc, fence, Op.UPDATE, data);
+        return stage(tx, doc, fence, Op.UPDATE, Op.UPDATE.observed, data);
     }
 
     /**
@@ -166,7 +166,7 @@ public final class FencedFirestore {
     public WriteOutcome set(Transaction tx, DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
         Objects.requireNonNull(tx, "tx");
         Map<String, Object> data = rule.data(Op.SET, doc, fence, fields);
-        return stage(tx, doc, fence, Op.SET, data);
+        return stage(tx, doc, fence, Op.SET, Op.SET.observed, data);
     }
 
     /**
@@ -195,7 +195,7 @@ public final class FencedFirestore {
     public WriteOutcome delete(Transaction tx, DocumentReference doc, FenceToken fence) {
         Objects.requireNonNull(tx, "tx");
         rule.check(doc, fence);
-        return stage(tx, doc, fence, Op.DELETE, Map.of());
+        return stage(tx, doc, fence, Op.DELETE, Op.DELETE.observed, Map.of());
     }
 
     /**
@@ -218,7 +218,7 @@ public final class FencedFirestore {
     public WriteOutcome check(Transaction tx, DocumentReference doc, FenceToken fence) {
         Objects.requireNonNull(tx, "tx");
         rule.check(doc, fence);
-        return stage(tx, doc, fence, Op.CLAIM, Map.of());
+        return stage(tx, doc, fence, Op.CLAIM, "check", Map.of());
     }
 
     private static WriteOutcome wait(CompletionStage<WriteOutcome> stage, DocumentReference doc, Op op) {
@@ -228,17 +228,21 @@ public final class FencedFirestore {
     /**
      * Inside the caller's transaction: reads through it (the SDK runs the transaction function on its
      * own executor and expects it to block), decides, and stages the planned change. A rejection stages
-     * nothing.
+     * nothing. Observed as {@code operation}; the outcome is what was staged, since the commit is the
+     * caller's.
      */
-    private WriteOutcome stage(Transaction tx, DocumentReference doc, FenceToken fence, Op op, Map<String, Object> data) {
-        DocumentSnapshot read = FirestoreErrors.await(tx.get(doc), doc.getPath(), op.label);
-        Plan plan = rule.decide(op, doc, fence, data, read);
-        switch (plan.change()) {
-            case UPDATE -> tx.update(doc, plan.data());
-            case REPLACE -> tx.set(doc, plan.data());
-            case NONE -> { }
-        }
-        return plan.outcome();
+    private WriteOutcome stage(Transaction tx, DocumentReference doc, FenceToken fence, Op op, String operation,
+            Map<String, Object> data) {
+        return rule.writeRule().observe(DocumentRule.kind(doc), operation, fence, () -> {
+            DocumentSnapshot read = FirestoreErrors.await(tx.get(doc), doc.getPath(), op.label);
+            Plan plan = rule.decide(op, doc, fence, data, read);
+            switch (plan.change()) {
+                case UPDATE -> tx.update(doc, plan.data());
+                case REPLACE -> tx.set(doc, plan.data());
+                case NONE -> { }
+            }
+            return plan.outcome();
+        });
     }
 
     @Override

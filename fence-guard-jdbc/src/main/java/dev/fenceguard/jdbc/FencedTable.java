@@ -4,6 +4,7 @@ import dev.fenceguard.core.FenceEncoding;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.jdbc.internal.FencedStatements;
@@ -72,7 +73,8 @@ public final class FencedTable {
         this.policy = b.policy;
         this.encoding = b.encoding;
         FencingDialect dialect = PostgresFencing.INSTANCE;
-        WriteRule rule = new WriteRule(policy, encoding, b.metrics != null ? b.metrics : LockMetrics.automatic(), dialect.resourceType());
+        WriteRule rule = new WriteRule(policy, encoding, b.metrics != null ? b.metrics : LockMetrics.automatic(), dialect.resourceType(),
+                b.observations);
         this.statements = new FencedStatements(b.table, (Field<Object>) b.key, (Field<Object>) b.fence, Optional.ofNullable(b.tombstone),
                 rule, dialect);
     }
@@ -183,6 +185,7 @@ public final class FencedTable {
         private FencePolicy policy = FencePolicy.SAME_OR_NEWER;
         private FenceEncoding encoding = FenceEncoding.INTEGER;
         private LockMetrics metrics;
+        private LockObservations observations = LockObservations.none();
         private boolean plain;
 
         private Builder(Table<?> table, Field<?> key, Field<?> fence) {
@@ -286,6 +289,23 @@ public final class FencedTable {
         }
 
         /**
+         * Where each fenced write is observed: one {@code fenceguard.write} observation per write, with
+         * {@code backend} {@code postgres}, {@code resource.type} the table's qualified name, the
+         * {@code operation} ({@code update}, {@code claim}, {@code upsert}, {@code delete},
+         * {@code update_all}) and the {@code outcome}. Pass the object given to
+         * {@link dev.fenceguard.core.LockClient.Builder#withObservations}, so that a write made in the work
+         * of a blocking {@code withLock} (on its thread) is a child of that {@code withLock}. Default
+         * {@link LockObservations#none()}: nothing observed, nothing spent. docs/metrics.md lists the key values.
+         *
+         * @throws NullPointerException if {@code observations} is null
+         * @since 0.2
+         */
+        public Builder withObservations(LockObservations observations) {
+            this.observations = Objects.requireNonNull(observations, "observations");
+            return this;
+        }
+
+        /**
          * The table definition.
          *
          * @throws IllegalArgumentException if the table is, or could be, a lock table (see the class
@@ -298,6 +318,7 @@ public final class FencedTable {
             copy.policy = policy;
             copy.encoding = encoding;
             copy.metrics = metrics;
+            copy.observations = observations;
             return new FencedTable(copy);
         }
     }

@@ -5,7 +5,9 @@ import static dev.fenceguard.jdbc.internal.FencedStatements.FIRST_VALUE;
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.spi.WriteObservation;
 import dev.fenceguard.jdbc.internal.FencedStatements;
 import dev.fenceguard.jdbc.internal.FencedStatements.Row;
 import dev.fenceguard.jdbc.internal.FencingDialect.TombstoneWrite;
@@ -54,6 +56,10 @@ import org.jooq.Field;
  * dev.fenceguard.core.FencePolicy#STRICTLY_NEWER}, not with {@code f} either. The one exception is a table
  * without a tombstone column: there a claim of an absent key cannot record anything (and {@code delete}
  * is refused).
+ *
+ * <p>Each call that passes its argument checks is observed as one {@code fenceguard.write}
+ * ({@link FencedTable.Builder#withObservations}), its second statement included; invalid arguments,
+ * refused before any SQL, are not.
  */
 public final class FencedWriter {
 
@@ -64,7 +70,9 @@ public final class FencedWriter {
     private enum Operation {
         UPDATE, UPSERT, CLAIM, DELETE;
 
-        final String description = "fenced " + name().toLowerCase(Locale.ROOT);
+        /** The {@code operation} key value of its observation. */
+        final String observed = name().toLowerCase(Locale.ROOT);
+        final String description = "fenced " + observed;
     }
 
     private final FencedStatements t;
@@ -203,7 +211,8 @@ public final class FencedWriter {
      * One fenced {@code UPDATE} over several keys, with an outcome per key: rows whose fence admits
      * {@code fence} are updated (all in the one statement), the others are reported {@code Stale} or
      * {@code NotFound}, as by {@link #update} (nothing is recorded for a key without a live row). Duplicate
-     * keys are updated once.
+     * keys are updated once. Observed as one write ({@code update_all}) whose outcome is the worst of the
+     * keys': {@code stale} if any key was, else {@code not_found} if any key was, else {@code applied}.
      *
      * @return outcomes by key, in the order of {@code keys}
      * @throws IllegalArgumentException if {@code keys} is empty or an argument is invalid (before any SQL)
@@ -223,6 +232,19 @@ public final class FencedWriter {
         int padded = FencedStatements.padded(ks.size());
         Object[] binds = t.values(ks.iterator().next(), fence, set.values(), padded);
         putKeys(binds, FIRST_VALUE + columns.size(), ks, padded);
+        WriteObservation observation = t.rule().startWrite(t.name(), "update_all", fence);
+        Map<Object, WriteOutcome> outcomes;
+        try (LockObservations.Scope scope = observation.openScope()) {
+            outcomes = runUpdateAll(ks, fence, columns, padded, binds);
+        } catch (RuntimeException | Error e) {
+            observation.fail(e);
+            throw e;
+        }
+        observation.finish(worst(outcomes.values()));
+        return outcomes;
+    }
+
+    private Map<Object, WriteOutcome> runUpdateAll(Set<Object> ks, FenceToken fence, List<Field<?>> columns, int padded, Object[] binds) {
         return target.run(t.name() + "[" + ks.size() + " keys]", "fenced multi-row update", session -> {
             Set<Object> applied = new HashSet<>();
             for (Object[] row : session.fetch(t.updateAll(columns, padded, rendering), binds)) {
@@ -261,7 +283,7 @@ public final class FencedWriter {
         List<Field<?>> columns = List.copyOf(values.keySet());
         Object[] binds = t.values(k, fence, values.values(), 0);
         boolean recordsTombstone = (op == Operation.CLAIM || op == Operation.DELETE) && t.tombstone().isPresent();
-        return target.run(resource, op.description, session -> {
+        return t.rule().observe(t.name(), op.observed, fence, () -> target.run(resource, op.description, session -> {
             StatementShape first = switch (op) {
                 case UPDATE -> t.update(columns, rendering);
                 case UPSERT -> t.upsert(columns, rendering);
@@ -284,7 +306,26 @@ public final class FencedWriter {
                             + attempt + " attempts: the row kept changing between statements");
                 }
             }
-        });
+        }));
+    }
+
+    /** The outcome an observation of several writes ends with: the worst one (stale, then not found, then applied). */
+    private static WriteOutcome worst(Collection<WriteOutcome> outcomes) {
+        WriteOutcome worst = null;
+        for (WriteOutcome o : outcomes) {
+            if (worst == null || severity(o) > severity(worst)) {
+                worst = o;
+            }
+        }
+        return worst;
+    }
+
+    private static int severity(WriteOutcome outcome) {
+        return switch (outcome) {
+            case WriteOutcome.Applied a -> 0;
+            case WriteOutcome.NotFound n -> 1;
+            case WriteOutcome.Stale s -> 2;
+        };
     }
 
     /**

@@ -4,7 +4,9 @@ import dev.fenceguard.core.FenceEncoding;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.spi.WriteObservation;
 import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.redis.internal.RedisHandle;
 import dev.fenceguard.redis.internal.RedisKeys;
@@ -64,14 +66,15 @@ public final class AsyncFencedRedis {
 
     /**
      * What every fenced writer of one {@link FenceGuardRedis} shares: where fences live, which key
-     * spaces are refused, the write timeout, the metrics, and the cache of users' scripts (whose
-     * prelude depends only on the fence field).
+     * spaces are refused, the write timeout, the metrics and observations, and the cache of users'
+     * scripts (whose prelude depends only on the fence field).
      */
     record Space(String fencePrefix, String fenceField, List<String> lockPrefixes, Duration timeout, LockMetrics metrics,
-            String prelude, Map<String, Script> userScripts) {
+            LockObservations observations, String prelude, Map<String, Script> userScripts) {
 
-        Space(String fencePrefix, String fenceField, List<String> lockPrefixes, Duration timeout, LockMetrics metrics) {
-            this(fencePrefix, fenceField, List.copyOf(lockPrefixes), timeout, metrics,
+        Space(String fencePrefix, String fenceField, List<String> lockPrefixes, Duration timeout, LockMetrics metrics,
+                LockObservations observations) {
+            this(fencePrefix, fenceField, List.copyOf(lockPrefixes), timeout, metrics, observations,
                     PRELUDE.replace("${FENCE_FIELD}", luaString(fenceField)), new ConcurrentHashMap<>());
         }
     }
@@ -85,7 +88,7 @@ public final class AsyncFencedRedis {
         this.redis = redis;
         this.space = space;
         // Lua compares fences as numbers, so Redis always stores the integer form.
-        this.rule = new WriteRule(policy, FenceEncoding.INTEGER, space.metrics(), "redis");
+        this.rule = new WriteRule(policy, FenceEncoding.INTEGER, space.metrics(), "redis", space.observations());
         this.strictFlag = policy == FencePolicy.STRICTLY_NEWER ? "1" : "0";
     }
 
@@ -105,10 +108,9 @@ public final class AsyncFencedRedis {
         checkKey(key);
         Objects.requireNonNull(value, "value");
         Objects.requireNonNull(fence, "fence");
-        CompletableFuture<Long> call = redis.integer(SET, key, keysOf(key), value, Long.toString(fence.value()), strictFlag,
-                space.fenceField());
-        return bounded(call, key, "fenced set")
-                .thenApply(r -> r > 0 ? new WriteOutcome.Applied(key, fence.value()) : rule.stale(key, fence, -r));
+        return rule.observeAsync("string", "set", fence, () -> bounded(redis.integer(SET, key, keysOf(key), value,
+                Long.toString(fence.value()), strictFlag, space.fenceField()), key, "fenced set")
+                .thenApply(r -> r > 0 ? new WriteOutcome.Applied(key, fence.value()) : rule.stale(key, fence, -r)));
     }
 
     /**
@@ -135,7 +137,8 @@ public final class AsyncFencedRedis {
             args.add(Objects.requireNonNull(f, "field name"));
             args.add(Objects.requireNonNull(v, "value of field " + f));
         });
-        return judged(redis.multi(HSET, key, keysOf(key), args.toArray(String[]::new)), key, fence, "fenced hset");
+        return rule.observeAsync("hash", "hset", fence,
+                () -> judged(redis.multi(HSET, key, keysOf(key), args.toArray(String[]::new)), key, fence, "fenced hset"));
     }
 
     /**
@@ -149,8 +152,8 @@ public final class AsyncFencedRedis {
     public CompletionStage<WriteOutcome> delete(String key, FenceToken fence) {
         checkKey(key);
         Objects.requireNonNull(fence, "fence");
-        return judged(redis.multi(DEL, key, keysOf(key), space.fenceField(), Long.toString(fence.value()), strictFlag),
-                key, fence, "fenced delete");
+        return rule.observeAsync("key", "delete", fence, () -> judged(redis.multi(DEL, key, keysOf(key), space.fenceField(),
+                Long.toString(fence.value()), strictFlag), key, fence, "fenced delete"));
     }
 
     /**
@@ -164,8 +167,8 @@ public final class AsyncFencedRedis {
     public CompletionStage<WriteOutcome> claim(String key, FenceToken fence) {
         checkKey(key);
         Objects.requireNonNull(fence, "fence");
-        return judged(redis.multi(CLAIM, key, keysOf(key), space.fenceField(), Long.toString(fence.value()), strictFlag),
-                key, fence, "fenced claim");
+        return rule.observeAsync("key", "claim", fence, () -> judged(redis.multi(CLAIM, key, keysOf(key), space.fenceField(),
+                Long.toString(fence.value()), strictFlag), key, fence, "fenced claim"));
     }
 
     /**
@@ -193,10 +196,23 @@ public final class AsyncFencedRedis {
         List<String> allArgs = new ArrayList<>(args);
         allArgs.add(Long.toString(fence.value()));
         allArgs.add(strictFlag);
-        CompletableFuture<List<Object>> call = redis.multi(script, guarded, allKeys.toArray(String[]::new),
-                allArgs.toArray(String[]::new));
-        return bounded(call, guarded, "fenced script").thenApply(r ->
-                new FencedRedis.ScriptResult(outcome(r, guarded, fence), Optional.ofNullable(r.size() > 2 ? r.get(2) : null)));
+        WriteObservation observation = rule.startWrite("script", "eval", fence);
+        CompletableFuture<FencedRedis.ScriptResult> result;
+        try (LockObservations.Scope scope = observation.openScope()) {
+            result = bounded(redis.multi(script, guarded, allKeys.toArray(String[]::new), allArgs.toArray(String[]::new)),
+                    guarded, "fenced script").thenApply(r ->
+                    new FencedRedis.ScriptResult(outcome(r, guarded, fence), Optional.ofNullable(r.size() > 2 ? r.get(2) : null)));
+        } catch (RuntimeException | Error e) {
+            observation.fail(e);
+            throw e;
+        }
+        return result.whenComplete((r, error) -> {
+            if (error != null) {
+                observation.fail(error);
+            } else {
+                observation.finish(r.outcome());
+            }
+        });
     }
 
     /** The data key and its fence key: the {@code KEYS} of every built-in fenced script. */

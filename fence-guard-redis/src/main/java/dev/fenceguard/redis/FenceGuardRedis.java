@@ -4,6 +4,7 @@ import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.redis.internal.RedisErrors;
 import dev.fenceguard.redis.internal.RedisHandle;
 import dev.fenceguard.redis.internal.RedisKeys;
@@ -64,7 +65,7 @@ public final class FenceGuardRedis implements AutoCloseable {
         refused.add(b.keyPrefix);
         refused.addAll(b.otherLockPrefixes);
         AsyncFencedRedis.Space space = new AsyncFencedRedis.Space(b.fencePrefix, b.fenceField, refused, b.writeTimeout,
-                b.metrics != null ? b.metrics : LockMetrics.automatic());
+                b.metrics != null ? b.metrics : LockMetrics.automatic(), b.observations);
         for (FencePolicy policy : FencePolicy.values()) {
             fencedWrites.put(policy, new FencedRedis(new AsyncFencedRedis(redis, space, policy)));
         }
@@ -157,6 +158,7 @@ public final class FenceGuardRedis implements AutoCloseable {
         private List<String> otherLockPrefixes = List.of();
         private Duration writeTimeout = Duration.ofSeconds(10);
         private LockMetrics metrics;
+        private LockObservations observations = LockObservations.none();
 
         private Builder(Supplier<RedisHandle> connect, boolean cluster) {
             this.connect = connect;
@@ -277,6 +279,25 @@ public final class FenceGuardRedis implements AutoCloseable {
          */
         public Builder withMetrics(LockMetrics metrics) {
             this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
+         * Where each fenced write is observed: one {@code fenceguard.write} observation per write of
+         * {@link #build() the built} {@link FencedRedis} (both faces, both policies), with {@code backend}
+         * {@code redis}, {@code resource.type} {@code string} ({@code set}), {@code hash} ({@code hset}),
+         * {@code key} ({@code delete}, {@code claim}) or {@code script} ({@code eval}), the {@code operation}
+         * and the {@code outcome}. Pass the object given to
+         * {@link dev.fenceguard.core.LockClient.Builder#withObservations}, so that a write made in the work
+         * of a blocking {@code withLock} (on its thread) is a child of that {@code withLock}. Default
+         * {@link LockObservations#none()}: nothing observed, nothing spent. The lock backend is observed by
+         * its {@code LockClient}, not here.
+         *
+         * @throws NullPointerException if {@code observations} is null
+         * @since 0.2
+         */
+        public Builder withObservations(LockObservations observations) {
+            this.observations = Objects.requireNonNull(observations, "observations");
             return this;
         }
 

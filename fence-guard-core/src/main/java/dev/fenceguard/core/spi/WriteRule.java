@@ -8,6 +8,7 @@ import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.core.internal.Text;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -97,7 +98,10 @@ public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics 
 
     /**
      * {@link #observe} for a write that answers with a stage: the observation is current while
-     * {@code write} starts the write, and ends when the stage completes.
+     * {@code write} starts the write, and ends when the stage completes. Cancelling the stage returned
+     * cancels {@code write}'s stage (when it is a {@link CompletableFuture}), as if it had been handed
+     * out unobserved, and ends the observation with {@code error}. With {@link LockObservations#none()}
+     * {@code write}'s stage itself is returned.
      *
      * @return {@code write}'s stage, observed
      * @since 0.2
@@ -105,6 +109,9 @@ public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics 
     public CompletionStage<WriteOutcome> observeAsync(String kind, String operation, FenceToken fence,
             Supplier<? extends CompletionStage<WriteOutcome>> write) {
         Objects.requireNonNull(write, "write");
+        if (observations == LockObservations.none()) {
+            return Objects.requireNonNull(write.get(), "the write returned no stage");
+        }
         WriteObservation observation = startWrite(kind, operation, fence);
         CompletionStage<WriteOutcome> stage;
         try (LockObservations.Scope scope = observation.openScope()) {
@@ -113,7 +120,7 @@ public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics 
             observation.fail(e);
             throw e;
         }
-        return stage.whenComplete((outcome, error) -> {
+        CompletionStage<WriteOutcome> observed = stage.whenComplete((outcome, error) -> {
             if (error != null) {
                 observation.fail(error);
             } else if (outcome == null) {
@@ -122,6 +129,19 @@ public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics 
                 observation.finish(outcome);
             }
         });
+        // The caller holds the derived stage: its cancel must still reach the write (an RPC to end, a timer to drop),
+        // and must end the observation, since a cancelled derived stage never runs the callback above.
+        if (observed instanceof CompletableFuture<WriteOutcome> result) {
+            result.whenComplete((outcome, error) -> {
+                if (result.isCancelled()) {
+                    observation.fail(error);
+                    if (stage instanceof CompletableFuture<WriteOutcome> source) {
+                        source.cancel(false);
+                    }
+                }
+            });
+        }
+        return observed;
     }
 
     /** The value to store for {@code fence}: a {@code Long}, or the 15-digit text. */

@@ -8,6 +8,7 @@ import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.core.spi.WriteRule;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -19,15 +20,13 @@ import java.util.Objects;
  */
 public final class DocumentRule {
 
-    /** A fenced operation; its label names it in errors. */
+    /** A fenced operation; its label names it in errors, its name (lower case) in observations. */
     public enum Op {
-        UPDATE("fenced update"), SET("fenced set"), CLAIM("fenced claim"), DELETE("fenced delete");
+        UPDATE, SET, CLAIM, DELETE;
 
-        public final String label;
-
-        Op(String label) {
-            this.label = label;
-        }
+        /** The {@code operation} key value of its observation. */
+        public final String observed = name().toLowerCase(Locale.ROOT);
+        public final String label = "fenced " + observed;
     }
 
     /** How a plan changes the document. */
@@ -54,6 +53,19 @@ public final class DocumentRule {
         this.fenceField = Objects.requireNonNull(fenceField, "fenceField");
         this.deletedField = Objects.requireNonNull(deletedField, "deletedField");
         this.lockCollections = List.copyOf(lockCollections);
+    }
+
+    /** The write rule itself, which also observes each write. */
+    public WriteRule writeRule() {
+        return rule;
+    }
+
+    /**
+     * The {@code resource.type} of writes to {@code doc}: its collection's id ({@code orders} for
+     * {@code tenants/t1/orders/42}), bounded where a document path is not.
+     */
+    public static String kind(DocumentReference doc) {
+        return doc.getParent().getId();
     }
 
     /**
