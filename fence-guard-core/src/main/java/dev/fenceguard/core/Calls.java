@@ -32,8 +32,13 @@ final class Calls {
         CompletionStage<T> raw;
         try {
             raw = Objects.requireNonNull(call.get(), "the backend returned no stage for " + operation);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // An Error too (an assertion, a blocking-call detector): on a timer thread it would otherwise
+            // end the retry or renewal chain silently and leave the caller's stage pending for ever.
             timer.cancel(false);
+            if (e instanceof VirtualMachineError vm) {
+                throw vm;
+            }
             return CompletableFuture.failedFuture(e);
         }
         raw.whenComplete((value, error) -> {

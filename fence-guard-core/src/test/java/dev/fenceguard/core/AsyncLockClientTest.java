@@ -107,6 +107,21 @@ class AsyncLockClientTest {
     }
 
     @Test
+    void anErrorThrownByTheBackendOnTheTimerThreadFailsTheStageInsteadOfLeavingItPending() {
+        Lease blocker = blocking.tryAcquire("k", TTL).orElseThrow();
+        CompletableFuture<Optional<Lease>> waiting = locks.acquire("k", TTL, Duration.ofSeconds(30)).toCompletableFuture();
+        assertThat(waiting).isNotDone();
+        backend.failAcquire = key -> {
+            throw new AssertionError("a backend bug on the retry");
+        };
+        time.advance(Duration.ofSeconds(5)); // the retries run on the clock's timer
+        assertThat(waiting).isCompletedExceptionally();
+        assertThatThrownBy(waiting::join).hasRootCauseInstanceOf(AssertionError.class).hasRootCauseMessage("a backend bug on the retry");
+        backend.failAcquire = key -> false;
+        blocker.close();
+    }
+
+    @Test
     void badInputFailsAtOnceBeforeAnyIo() {
         assertThatThrownBy(() -> locks.acquire("", TTL, Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> locks.tryAcquire("k", Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
