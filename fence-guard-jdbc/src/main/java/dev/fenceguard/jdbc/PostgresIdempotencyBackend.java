@@ -33,10 +33,12 @@ import javax.sql.DataSource;
  * }</pre>
  *
  * <p>Claim and record are one SQL statement each, judged by the server's {@code clock_timestamp()}.
- * The claim is one {@code INSERT .. ON CONFLICT DO UPDATE} whose update keeps every column unless the
- * claim takes the key over (the rules of {@link dev.fenceguard.core.spi.IdempotencyRules}, with one
- * reading of the clock), and returns the row as it then stands: the caller's own claim, or what
- * stopped it. The record is one {@code UPDATE .. WHERE fence = ? AND state = 'P'} in a statement that
+ * The claim reads the row first: a live entry that is final or has another fingerprint stays as it is
+ * whatever the claim, so it is returned and nothing is written (a replay is a read). Otherwise the claim
+ * is one {@code INSERT .. ON CONFLICT DO UPDATE} whose update keeps every column unless the claim takes
+ * the key over (the rules of {@link dev.fenceguard.core.spi.IdempotencyRules}, with one reading of the
+ * clock, on the latest version of the row under its lock), and returns the row as it then stands: the
+ * caller's own claim, or what stopped it. The record is one {@code UPDATE .. WHERE fence = ? AND state = 'P'} in a statement that
  * also returns the row's fence when it refused. The purge deletes one batch of expired rows, skipping
  * rows another purge has locked.
  *
@@ -71,12 +73,18 @@ public final class PostgresIdempotencyBackend implements IdempotencyBackend {
             chosen.append(chosen.isEmpty() ? "" : ", ").append("CASE WHEN x.takes THEN EXCLUDED.").append(c).append(" ELSE e.")
                     .append(c).append(" END");
         }
-        this.claimSql = BOUND + "INSERT INTO " + table + " AS e (idem_key, " + columns + ") "
+        // A live entry that is final, or that has another fingerprint, stays as it is whatever the claim:
+        // then the statement only reads (no row lock, no transaction id, no WAL), which is what a replay
+        // costs. Otherwise the upsert decides under the row lock, on the latest version of the row.
+        this.claimSql = BOUND + "WITH cur AS (SELECT " + columns + ", retain_until > clock_timestamp() "
+                + "AND (state IN ('C', 'F') OR fingerprint <> ?) AS stays FROM " + table + " WHERE idem_key = ?), "
+                + "claimed AS (INSERT INTO " + table + " AS e (idem_key, " + columns + ") "
                 + "SELECT ?, 'P', ?, ?, n.now + ?::bigint * interval '1 millisecond', n.now + ?::bigint * interval '1 millisecond', "
-                + "''::bytea FROM (SELECT clock_timestamp() AS now) n "
+                + "''::bytea FROM (SELECT clock_timestamp() AS now) n WHERE NOT EXISTS (SELECT 1 FROM cur WHERE stays) "
                 + "ON CONFLICT (idem_key) DO UPDATE SET (" + columns + ") = (SELECT " + chosen
                 + " FROM (SELECT EXCLUDED.expires_at - ?::bigint * interval '1 millisecond' AS now) n, "
-                + "LATERAL (SELECT (" + takes + ") AS takes) x) RETURNING " + columns;
+                + "LATERAL (SELECT (" + takes + ") AS takes) x) RETURNING " + columns + ") "
+                + "SELECT " + columns + " FROM claimed UNION ALL SELECT " + columns + " FROM cur WHERE stays";
         this.recordSql = BOUND + "WITH r AS (UPDATE " + table + " SET state = ?, result = ?, expires_at = clock_timestamp(), "
                 + "retain_until = clock_timestamp() + ?::bigint * interval '1 millisecond' "
                 + "WHERE idem_key = ? AND fence = ? AND state = 'P' AND retain_until > clock_timestamp() RETURNING 1) "
@@ -107,12 +115,14 @@ public final class PostgresIdempotencyBackend implements IdempotencyBackend {
             Duration timeout) {
         return calls.submit(key.value(), "idempotency claim on " + table, timeout, (c, left) -> {
             try (PreparedStatement ps = prepare(c, claimSql, left)) {
-                ps.setString(3, key.value());
-                ps.setString(4, fingerprint);
-                ps.setLong(5, fence);
-                ps.setLong(6, ttl.toMillis());
-                ps.setLong(7, ttl.toMillis() + retention.toMillis());
+                ps.setString(3, fingerprint);
+                ps.setString(4, key.value());
+                ps.setString(5, key.value());
+                ps.setString(6, fingerprint);
+                ps.setLong(7, fence);
                 ps.setLong(8, ttl.toMillis());
+                ps.setLong(9, ttl.toMillis() + retention.toMillis());
+                ps.setLong(10, ttl.toMillis());
                 try (ResultSet rs = resultAfterBound(ps)) {
                     if (!rs.next()) {
                         throw new SQLException("the claim returned no row", "XX000");

@@ -50,6 +50,13 @@ class PostgresIdempotencyContractTest extends IdempotencyBackendContract {
                 .as("a refused record tells the current fence in the same statement").hasValue(7);
         assertThat(statements).hasValue(3);
 
+        String version = "SELECT xmin || '/' || ctid FROM " + pg.q("idem") + " WHERE idem_key = '" + key.value() + "'";
+        String recorded = pg.one(version);
+        counted.claim(key, "ab12", 8, d, d, d).toCompletableFuture().join();
+        counted.claim(key, "cd34", 9, d, d, d).toCompletableFuture().join();
+        assertThat(pg.one(version)).as("a replay and a conflict only read: the row version is unchanged").isEqualTo(recorded);
+        assertThat(statements).hasValue(5);
+
         assertThat(pg.one("SELECT state || '|' || fingerprint || '|' || fence || '|' || encode(result, 'hex') || '|' "
                 + "|| (retain_until > expires_at) FROM " + pg.q("idem") + " WHERE idem_key = '" + key.value() + "'"))
                 .isEqualTo("C|ab12|7|0102|true");
