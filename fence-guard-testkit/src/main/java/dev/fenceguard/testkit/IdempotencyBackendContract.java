@@ -117,6 +117,20 @@ public abstract class IdempotencyBackendContract {
         return join(store.execute(key, fp, f(fence), ttl, TEXT, work));
     }
 
+    /** A call whose work has started and waits on {@code gateway}: a holder in the middle of its work. */
+    private record Running(CompletionStage<IdempotencyResult<String>> call, CompletableFuture<String> gateway) {}
+
+    private Running startHeld(IdempotencyStore store, String key, Fingerprint fp, long fence, Duration ttl) throws InterruptedException {
+        CountDownLatch started = new CountDownLatch(1);
+        CompletableFuture<String> gateway = new CompletableFuture<>();
+        CompletionStage<IdempotencyResult<String>> call = store.execute(key, fp, f(fence), ttl, TEXT, () -> {
+            started.countDown();
+            return gateway;
+        });
+        assertThat(started.await(20, TimeUnit.SECONDS)).as("the work started").isTrue();
+        return new Running(call, gateway);
+    }
+
     private Optional<IdempotencyEntry> lookup(String key) {
         return join(real().lookup(LockKey.of(key), LONG));
     }
@@ -180,13 +194,7 @@ public abstract class IdempotencyBackendContract {
         IdempotencyStore store = store();
         String key = key("in-progress");
         Fingerprint fp = Fingerprint.ofParts("charge", "order-2");
-        CountDownLatch started = new CountDownLatch(1);
-        CompletableFuture<String> gateway = new CompletableFuture<>();
-        CompletionStage<IdempotencyResult<String>> first = store.execute(key, fp, f(5), LONG, TEXT, () -> {
-            started.countDown();
-            return gateway;
-        });
-        assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
+        Running first = startHeld(store, key, fp, 5, LONG);
         IdempotencyEntry claim = lookup(key).orElseThrow();
 
         AtomicInteger runs = new AtomicInteger();
@@ -195,8 +203,8 @@ public abstract class IdempotencyBackendContract {
         assertThat(retry).isEqualTo(new IdempotencyResult.InProgress<>(f(5), claim.expiresAt()));
         assertThat(claim.state()).isEqualTo(IdempotencyState.IN_PROGRESS);
         assertThat(runs).hasValue(0);
-        gateway.complete("ch_first");
-        assertThat(join(first)).isEqualTo(new IdempotencyResult.Executed<>("ch_first", f(5)));
+        first.gateway().complete("ch_first");
+        assertThat(join(first.call())).isEqualTo(new IdempotencyResult.Executed<>("ch_first", f(5)));
         assertThat(exec(store, key, fp, 6, LONG, counted(runs, "ch_retry"))).isEqualTo(new IdempotencyResult.Replayed<>("ch_first", f(5)));
         assertThat(runs).hasValue(0);
     }
@@ -206,17 +214,11 @@ public abstract class IdempotencyBackendContract {
         IdempotencyStore store = store();
         String key = key("zombie-late");
         Fingerprint fp = Fingerprint.ofParts("charge", "order-3");
-        CountDownLatch zombieStarted = new CountDownLatch(1);
-        CompletableFuture<String> zombieGateway = new CompletableFuture<>();
-        CompletionStage<IdempotencyResult<String>> zombie = store.execute(key, fp, f(5), shortTtl(), TEXT, () -> {
-            zombieStarted.countDown();
-            return zombieGateway; // paused past its claim
-        });
-        assertThat(zombieStarted.await(20, TimeUnit.SECONDS)).isTrue();
+        Running zombie = startHeld(store, key, fp, 5, shortTtl()); // then paused past its claim
 
         IdempotencyResult<String> successor = afterExpiry(store, key, fp, 6, () -> CompletableFuture.completedFuture("ch_successor"));
-        zombieGateway.complete("ch_zombie");
-        Throwable refused = failureOf(zombie);
+        zombie.gateway().complete("ch_zombie");
+        Throwable refused = failureOf(zombie.call());
 
         assertThat(successor).isEqualTo(new IdempotencyResult.Executed<>("ch_successor", f(6)));
         assertThat(refused).isInstanceOf(StaleFenceException.class);
@@ -232,13 +234,7 @@ public abstract class IdempotencyBackendContract {
         IdempotencyStore store = store();
         String key = key("zombie-mid");
         Fingerprint fp = Fingerprint.ofParts("charge", "order-4");
-        CompletableFuture<String> zombieGateway = new CompletableFuture<>();
-        CountDownLatch zombieStarted = new CountDownLatch(1);
-        CompletionStage<IdempotencyResult<String>> zombie = store.execute(key, fp, f(5), shortTtl(), TEXT, () -> {
-            zombieStarted.countDown();
-            return zombieGateway;
-        });
-        assertThat(zombieStarted.await(20, TimeUnit.SECONDS)).isTrue();
+        Running zombie = startHeld(store, key, fp, 5, shortTtl());
         CompletableFuture<String> successorGateway = new CompletableFuture<>();
         CountDownLatch successorStarted = new CountDownLatch(1);
         AtomicInteger attempts = new AtomicInteger();
@@ -259,8 +255,8 @@ public abstract class IdempotencyBackendContract {
         }
         assertThat(successorStarted.await(20, TimeUnit.SECONDS)).isTrue();
 
-        zombieGateway.complete("ch_zombie");
-        Throwable refused = failureOf(zombie);
+        zombie.gateway().complete("ch_zombie");
+        Throwable refused = failureOf(zombie.call());
         successorGateway.complete("ch_successor");
 
         assertThat(refused).isInstanceOf(StaleFenceException.class);
@@ -478,6 +474,14 @@ public abstract class IdempotencyBackendContract {
         assertThatThrownBy(() -> new Fingerprint("ABC")).as("upper-case fingerprint")
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("fingerprint must be lowercase hex, found 'A' at index 0");
         assertThatThrownBy(() -> new Fingerprint("")).as("empty fingerprint").isInstanceOf(IllegalArgumentException.class);
+        dev.fenceguard.core.ManualTimeSource time = new dev.fenceguard.core.ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
+        dev.fenceguard.core.LockClient locks = dev.fenceguard.core.LockClient.builder(new dev.fenceguard.core.memory.InMemoryLockBackend(time))
+                .withTimeSource(time).withMetrics(LockMetrics.none()).build();
+        dev.fenceguard.core.Lease lapsed = locks.tryAcquire(key("lapsed"), Duration.ofSeconds(1)).orElseThrow();
+        time.advance(Duration.ofSeconds(2));
+        assertThatThrownBy(() -> store.call(key("lapsed"), fp, lapsed, TEXT, () -> "x")).as("a lease past its local deadline")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the lease is no longer valid (idempotency key '" + key("lapsed") + "'): take a new one");
         assertThat(counting.calls()).as("backend calls made").isZero();
     }
 
