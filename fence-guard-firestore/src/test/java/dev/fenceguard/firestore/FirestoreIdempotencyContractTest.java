@@ -44,6 +44,14 @@ class FirestoreIdempotencyContractTest extends IdempotencyBackendContract {
     }
 
     @Test
+    void fencedWritesRefuseTheIdempotencyCollectionBeforeAnyIo() {
+        assertThatThrownBy(() -> FIRESTORE.fencedWrites().set(DB.collection("fence_guard_idempotency").document("kcharge"),
+                dev.fenceguard.core.FenceToken.of(99), Map.of("state", "C")))
+                .as("a fenced write that would forge a recorded outcome").isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fence-guard's own key space").hasMessageContaining("forge a recorded outcome");
+    }
+
+    @Test
     void theIdempotencyCollectionMustNotBeTheLockCollection() {
         assertThatThrownBy(() -> FenceGuardFirestore.builder(DB).withLockCollection("same").withIdempotencyCollection("same").build())
                 .isInstanceOf(IllegalArgumentException.class)

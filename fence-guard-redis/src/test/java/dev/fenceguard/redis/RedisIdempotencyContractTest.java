@@ -1,6 +1,7 @@
 package dev.fenceguard.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.spi.IdempotencyBackend;
@@ -78,6 +79,18 @@ class RedisIdempotencyContractTest {
                 assertThat(Long.parseLong(hash.get("r")) - Long.parseLong(hash.get("e"))).isEqualTo(60_000);
                 long pttl = c.sync().pttl(entry);
                 assertThat(pttl).isBetween(1L, 60_000L);
+            }
+        }
+    }
+
+    @Test
+    void fencedWritesRefuseTheEntriesKeysBeforeAnyIo() {
+        try (FenceGuardRedis redis = FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(PREFIX).build()) {
+            String entry = redis.idempotencyBackend().entryKeyOf("charge:42");
+            assertThatThrownBy(() -> redis.fencedWrites().set(entry, "forged", dev.fenceguard.core.FenceToken.of(99)))
+                    .as("a fenced write that would forge a recorded outcome").isInstanceOf(IllegalArgumentException.class);
+            try (StatefulRedisConnection<String, String> c = RedisSupport.shared().connect()) {
+                assertThat(c.sync().exists(entry)).isZero();
             }
         }
     }
