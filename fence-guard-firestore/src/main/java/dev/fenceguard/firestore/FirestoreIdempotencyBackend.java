@@ -1,6 +1,5 @@
 package dev.fenceguard.firestore;
 
-import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.Blob;
 import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
@@ -85,7 +84,7 @@ public final class FirestoreIdempotencyBackend implements IdempotencyBackend {
             IdempotencyEntry next = IdempotencyRules.claim(current, fingerprint, fence, ttl, retention, now(s, key));
             return current.isPresent() && current.get() == next ? Step.finish(next)
                     : Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, data(key, next)), next);
-        }, () -> lostRaces(key, "idempotency claim"));
+        }, () -> firestore.lostRaces(key.value(), "idempotency claim"));
     }
 
     @Override
@@ -98,7 +97,7 @@ public final class FirestoreIdempotencyBackend implements IdempotencyBackend {
             Optional<IdempotencyEntry> next = IdempotencyRules.record(current, fence, state, result, retention, now);
             return next.isEmpty() ? Step.finish(OptionalLong.of(IdempotencyRules.currentFence(current, now)))
                     : Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, data(key, next.get())), OptionalLong.empty());
-        }, () -> lostRaces(key, "idempotency record"));
+        }, () -> firestore.lostRaces(key.value(), "idempotency record"));
     }
 
     @Override
@@ -116,7 +115,7 @@ public final class FirestoreIdempotencyBackend implements IdempotencyBackend {
         long clientNow = System.currentTimeMillis();
         return BoundedCall.<Integer>start(subject, "idempotency purge", timeout, call -> call.send(
                 () -> collection.whereLessThanOrEqualTo(RETAIN, clientNow).limit(limit).get(), snapshot -> {
-                    long now = millis(snapshot.getReadTime(), subject);
+                    long now = FirestoreHandle.readMillis(snapshot.getReadTime(), subject);
                     WriteBatch batch = firestore.db().batch();
                     int n = 0;
                     for (QueryDocumentSnapshot d : snapshot.getDocuments()) {
@@ -167,21 +166,9 @@ public final class FirestoreIdempotencyBackend implements IdempotencyBackend {
                 Instant.ofEpochMilli(expires), Instant.ofEpochMilli(retain), result.toBytes()));
     }
 
-    /** The server's clock at the read, whole milliseconds (rounded down, as the lock backend does). */
+    /** The server's clock at the read (see {@link FirestoreHandle#readMillis}). */
     private static Instant now(DocumentSnapshot s, LockKey key) {
-        return Instant.ofEpochMilli(millis(s.getReadTime(), key.value()));
-    }
-
-    private static long millis(Timestamp t, String subject) {
-        if (t == null) { // never seen: every read response carries a read time
-            throw new FenceGuardException(ErrorCode.INTERNAL, subject, "Firestore returned no read time; cannot judge expiry");
-        }
-        return Math.addExact(Math.multiplyExact(t.getSeconds(), 1000L), t.getNanos() / 1_000_000);
-    }
-
-    private <T> T lostRaces(LockKey key, String operation) {
-        throw new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), operation + " lost " + firestore.attempts()
-                + " races in a row");
+        return Instant.ofEpochMilli(FirestoreHandle.readMillis(s.getReadTime(), key.value()));
     }
 
     private DocumentReference doc(LockKey key) {
