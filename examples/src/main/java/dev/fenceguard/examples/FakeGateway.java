@@ -14,14 +14,21 @@ final class FakeGateway {
 
     private final Map<String, String> byKey = new LinkedHashMap<>();
     private final List<String> charges = new ArrayList<>();
+    private int requests;
 
     /** Charges {@code amountCents} unless {@code idempotencyKey} was seen; returns the charge id. */
     synchronized String charge(String idempotencyKey, long amountCents) {
+        requests++;
         return byKey.computeIfAbsent(idempotencyKey, k -> {
             String id = "ch_" + (charges.size() + 1);
             charges.add(id + " (" + amountCents + " cents, key " + k + ")");
             return id;
         });
+    }
+
+    /** How many charge requests reached the gateway, repeats included. */
+    synchronized int requests() {
+        return requests;
     }
 
     /** Every charge actually made. */

@@ -5,6 +5,7 @@ import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.FirestoreOptions;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.idempotency.IdempotencyStore;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.firestore.FenceGuardFirestore;
@@ -23,6 +24,7 @@ final class FirestoreOrderStore implements OrderStore {
     private final Firestore db;
     private final LockClient locks;
     private final FencedFirestore guard;
+    private final IdempotencyStore charges;
 
     private FirestoreOrderStore(String emulatorHost) {
         this.emulatorHost = emulatorHost;
@@ -31,6 +33,7 @@ final class FirestoreOrderStore implements OrderStore {
         FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(db).withMetrics(LockMetrics.none()).build();
         this.locks = LockClient.builder(fenceGuard.lockBackend()).withMetrics(LockMetrics.none()).build();
         this.guard = fenceGuard.fencedWrites();
+        this.charges = IdempotencyStore.builder(fenceGuard.idempotencyBackend()).withMetrics(LockMetrics.none()).build();
     }
 
     /** Connects to the emulator at {@code HOST:PORT}. */
@@ -46,6 +49,11 @@ final class FirestoreOrderStore implements OrderStore {
     @Override
     public LockClient locks() {
         return locks;
+    }
+
+    @Override
+    public IdempotencyStore charges() {
+        return charges;
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.fenceguard.examples;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.idempotency.IdempotencyStore;
 
 /** Where the demo keeps its lock and its order: PostgreSQL, Redis or Firestore. */
 interface OrderStore extends AutoCloseable {
@@ -11,6 +12,9 @@ interface OrderStore extends AutoCloseable {
     String describe();
 
     LockClient locks();
+
+    /** Where the gateway's answers are recorded, under each charge's idempotency key, in the same store. */
+    IdempotencyStore charges();
 
     void createOrder(String orderId) throws Exception;
 

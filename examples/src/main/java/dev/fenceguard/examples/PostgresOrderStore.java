@@ -4,8 +4,10 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.idempotency.IdempotencyStore;
 import dev.fenceguard.jdbc.Assignments;
 import dev.fenceguard.jdbc.FencedTable;
+import dev.fenceguard.jdbc.PostgresIdempotencyBackend;
 import dev.fenceguard.jdbc.PostgresLockBackend;
 import dev.fenceguard.migrations.FenceColumn;
 import dev.fenceguard.migrations.FenceGuardMigrations;
@@ -20,6 +22,7 @@ final class PostgresOrderStore implements OrderStore {
     private final PgSchema pg;
     private final LockClient locks;
     private final FencedTable orders;
+    private final IdempotencyStore charges;
     private final String description;
 
     private PostgresOrderStore(PgSchema pg, String origin) {
@@ -34,6 +37,9 @@ final class PostgresOrderStore implements OrderStore {
         this.locks = LockClient.builder(PostgresLockBackend.builder(pg.pool).withSchema(pg.name).build())
                 .withMetrics(LockMetrics.none()).build();
         this.orders = FencedTable.builder(pg.name, "orders", "id", "fence_token").withMetrics(LockMetrics.none()).build();
+        FenceGuardMigrations.idempotencyBuilder(pg.pool).withSchema(pg.name).migrate();
+        this.charges = IdempotencyStore.builder(PostgresIdempotencyBackend.builder(pg.pool).withSchema(pg.name).build())
+                .withMetrics(LockMetrics.none()).build();
         this.description = "PostgreSQL " + pg.version() + " (" + origin + ")";
     }
 
@@ -56,6 +62,11 @@ final class PostgresOrderStore implements OrderStore {
     @Override
     public LockClient locks() {
         return locks;
+    }
+
+    @Override
+    public IdempotencyStore charges() {
+        return charges;
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.fenceguard.examples;
 
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.idempotency.IdempotencyStore;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.redis.FenceGuardRedis;
@@ -24,6 +25,7 @@ final class RedisOrderStore implements OrderStore {
     private final FenceGuardRedis fenceGuard;
     private final LockClient locks;
     private final FencedRedis guard;
+    private final IdempotencyStore charges;
 
     private RedisOrderStore(String uri, RedisClient client, StatefulRedisConnection<String, String> conn) {
         this.uri = uri;
@@ -34,6 +36,7 @@ final class RedisOrderStore implements OrderStore {
                 .withMetrics(LockMetrics.none()).build();
         this.locks = LockClient.builder(fenceGuard.lockBackend()).withMetrics(LockMetrics.none()).build();
         this.guard = fenceGuard.fencedWrites();
+        this.charges = IdempotencyStore.builder(fenceGuard.idempotencyBackend()).withMetrics(LockMetrics.none()).build();
     }
 
     /** Connects to {@code redis://HOST:PORT}. */
@@ -55,6 +58,11 @@ final class RedisOrderStore implements OrderStore {
     @Override
     public LockClient locks() {
         return locks;
+    }
+
+    @Override
+    public IdempotencyStore charges() {
+        return charges;
     }
 
     @Override

@@ -45,7 +45,16 @@ class ExamplesTest {
                 .contains("A marks the order paid -> Stale: presented fence")
                 .containsPattern("without fencing: order ends as 'paid by A \\(ch_2\\)', card charged 2 time\\(s\\)")
                 .containsPattern("with fence-guard: order ends as 'paid by B \\(ch_1\\)', card charged 1 time\\(s\\)")
-                .contains("OK: the zombie's write was refused at the resource and the card was charged once");
+                .contains("B charges the card through the idempotency store, key orders.")
+                .containsPattern("-> ch_1 \\(gateway called, answer recorded under fence \\d+\\)")
+                // the retried worker: the recorded charge comes back and the gateway is not called again
+                .contains("== with fence-guard: a worker crashes after charging ==")
+                .contains("A crashes before marking the order paid")
+                .containsPattern("B runs the same charge step -> ch_1 \\(replayed: recorded under fence \\d+, the gateway was not called\\)")
+                .containsPattern("a worker that crashed after charging: order ends as 'paid by B \\(ch_1\\)', gateway called 1 time\\(s\\), "
+                        + "card charged 1 time\\(s\\)")
+                .contains("OK: the zombie's write was refused at the resource, the card was charged once, "
+                        + "and the retried worker reused the recorded charge");
     }
 
     @Test

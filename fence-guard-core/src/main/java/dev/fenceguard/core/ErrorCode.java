@@ -14,6 +14,13 @@ public enum ErrorCode {
     FENCE_EXHAUSTED,
     /** A write carried a fence older than the one the resource already holds. */
     STALE_FENCE,
+    /**
+     * An idempotency key was used again with a request whose fingerprint differs from the first one's:
+     * the same key names two different operations. Nothing was written.
+     *
+     * @since 0.3
+     */
+    IDEMPOTENCY_CONFLICT,
     /** Anything else: a bug, or a backend answer fence-guard does not understand. */
     INTERNAL
 }

@@ -53,6 +53,38 @@ public interface LockMetrics {
      */
     default void acquireWaited(String backend, Duration waited, boolean acquired) {}
 
+    /** How an idempotent call was answered without running its work. */
+    enum IdempotencyAnswer {
+        /** A recorded outcome was replayed (a completed result or a final failure). */
+        HIT,
+        /** The key was claimed with a different request fingerprint. */
+        CONFLICT,
+        /** Another holder's claim was still live. */
+        IN_PROGRESS
+    }
+
+    /**
+     * An idempotency store on {@code backend} answered {@code answer} instead of running the work.
+     *
+     * @since 0.3
+     */
+    default void idempotency(String backend, IdempotencyAnswer answer) {}
+
+    /**
+     * This process was elected leader of {@code leadership} for term {@code term}.
+     *
+     * @since 0.3
+     */
+    default void leaderElected(String leadership, long term) {}
+
+    /**
+     * This process's term of {@code leadership} ended; {@code lost} if it was taken from it (renewal
+     * refused or unconfirmed, or the process paused past its lease) rather than given up.
+     *
+     * @since 0.3
+     */
+    default void leaderTermEnded(String leadership, boolean lost) {}
+
     /**
      * The metrics to report the events of lock {@code key} to. The client calls this for every lock
      * event, so it must be fast. The default returns this object: no meter tells locks apart. A

@@ -26,6 +26,31 @@ class MicrometerMetricsTest {
     }
 
     @Test
+    void idempotencyHitsConflictsAndInProgressAnswersAreMetered() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        dev.fenceguard.core.idempotency.IdempotencyStore store = dev.fenceguard.core.idempotency.IdempotencyStore
+                .builder(new dev.fenceguard.core.memory.InMemoryIdempotencyBackend()).withMetrics(MicrometerLockMetrics.of(registry)).build();
+        var fp = dev.fenceguard.core.idempotency.Fingerprint.ofParts("charge", "1");
+        var codec = dev.fenceguard.core.idempotency.ResultCodec.utf8();
+        Duration ttl = Duration.ofSeconds(30);
+        java.util.concurrent.CompletableFuture<String> running = new java.util.concurrent.CompletableFuture<>();
+        var first = store.execute("k", fp, FenceToken.of(1), ttl, codec, () -> running);
+        assertThat(store.execute("k", fp, FenceToken.of(2), ttl, codec, () -> running).toCompletableFuture().join())
+                .isInstanceOf(dev.fenceguard.core.idempotency.IdempotencyResult.InProgress.class);
+        running.complete("ch_1");
+        first.toCompletableFuture().join();
+        store.execute("k", fp, FenceToken.of(2), ttl, codec, () -> running).toCompletableFuture().join();
+        store.execute("k", fp, FenceToken.of(3), ttl, codec, () -> running).toCompletableFuture().join();
+        assertThat(store.execute("k", dev.fenceguard.core.idempotency.Fingerprint.ofParts("other"), FenceToken.of(3), ttl, codec,
+                () -> running).toCompletableFuture()).isCompletedExceptionally();
+
+        assertThat(registry.get("fenceguard.idempotency").tag("backend", "in-memory").tag("answer", "in_progress").counter().count())
+                .isEqualTo(1);
+        assertThat(registry.get("fenceguard.idempotency").tag("answer", "hit").counter().count()).isEqualTo(2);
+        assertThat(registry.get("fenceguard.idempotency").tag("answer", "conflict").counter().count()).isEqualTo(1);
+    }
+
+    @Test
     void lossWaitsAndHeldLeasesAreMeteredWhenTheyHappenAndOnlyThen() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         ManualTimeSource time = new ManualTimeSource(java.time.Instant.parse("2026-01-01T00:00:00Z"));

@@ -50,13 +50,16 @@ import java.util.Set;
 public final class FenceGuardFirestore {
 
     private final FirestoreLockBackend lockBackend;
+    private final FirestoreIdempotencyBackend idempotencyBackend;
     private final Map<FencePolicy, FencedFirestore> fencedWrites = new EnumMap<>(FencePolicy.class);
 
     private FenceGuardFirestore(Builder b) {
         FirestoreHandle firestore = new FirestoreHandle(b.db, b.attempts);
         this.lockBackend = new FirestoreLockBackend(firestore, b.lockCollection);
+        this.idempotencyBackend = new FirestoreIdempotencyBackend(firestore, b.idempotencyCollection);
         Set<String> refused = new LinkedHashSet<>();
         refused.add(b.lockCollection);
+        refused.add(b.idempotencyCollection);
         refused.addAll(b.otherLockCollections);
         LockMetrics metrics = b.metrics != null ? b.metrics : LockMetrics.automatic();
         for (FencePolicy policy : FencePolicy.values()) {
@@ -83,6 +86,17 @@ public final class FenceGuardFirestore {
      */
     public FirestoreLockBackend lockBackend() {
         return lockBackend;
+    }
+
+    /**
+     * The idempotency backend: wrap it in a {@link dev.fenceguard.core.idempotency.IdempotencyStore}. Its
+     * documents live in {@link Builder#withIdempotencyCollection the idempotency collection}, which the
+     * fenced writes refuse as they refuse the lock collection.
+     *
+     * @since 0.3
+     */
+    public FirestoreIdempotencyBackend idempotencyBackend() {
+        return idempotencyBackend;
     }
 
     /**
@@ -119,6 +133,7 @@ public final class FenceGuardFirestore {
     public static final class Builder {
         private final Firestore db;
         private String lockCollection = LockCollections.DEFAULT;
+        private String idempotencyCollection = "fence_guard_idempotency";
         private List<String> otherLockCollections = List.of();
         private int attempts = 25;
         private Duration writeTimeout = Duration.ofSeconds(10);
@@ -283,11 +298,30 @@ public final class FenceGuardFirestore {
         }
 
         /**
+         * The top-level collection holding the idempotency documents; default {@code fence_guard_idempotency}.
+         *
+         * @throws IllegalArgumentException if it is not a single Firestore collection id (see
+         *     {@link #withLockCollection})
+         * @throws NullPointerException if {@code collection} is null
+         * @since 0.3
+         */
+        public Builder withIdempotencyCollection(String collection) {
+            this.idempotencyCollection = LockCollections.requireCollectionId("idempotencyCollection", collection);
+            return this;
+        }
+
+        /**
          * A new instance with these settings. Does no I/O.
+         *
+         * @throws IllegalArgumentException if the idempotency collection is the lock collection
          *
          * @since 0.2
          */
         public FenceGuardFirestore build() {
+            if (idempotencyCollection.equals(lockCollection)) {
+                throw new IllegalArgumentException("idempotencyCollection must differ from lockCollection '" + lockCollection
+                        + "': an idempotency entry and a lock of the same key would share a document");
+            }
             return new FenceGuardFirestore(this);
         }
 

@@ -1,6 +1,5 @@
 package dev.fenceguard.firestore;
 
-import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
@@ -151,20 +150,12 @@ public final class FirestoreLockBackend implements LockBackend {
     }
 
     private <T> T lostRaces(LockKey key, String operation) {
-        throw new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), operation + " lost " + firestore.attempts()
-                + " races in a row");
+        return firestore.lostRaces(key.value(), operation);
     }
 
-    /**
-     * The server's clock at the read, in epoch milliseconds rounded down: for a whole-millisecond expiry
-     * {@code e}, {@code floor(t) < e} exactly when {@code t < e}, so rounding never revives a lease.
-     */
+    /** The server's clock at the read (see {@link FirestoreHandle#readMillis}). */
     private static long serverMillis(DocumentSnapshot s, LockKey key) {
-        Timestamp t = s.getReadTime();
-        if (t == null) { // never seen: every read response carries a read time
-            throw new FenceGuardException(ErrorCode.INTERNAL, key.value(), "Firestore returned no read time; cannot judge expiry");
-        }
-        return Math.addExact(Math.multiplyExact(t.getSeconds(), 1000L), t.getNanos() / 1_000_000);
+        return FirestoreHandle.readMillis(s.getReadTime(), key.value());
     }
 
     private DocumentReference doc(LockKey key) {

@@ -1,5 +1,11 @@
 package dev.fenceguard.jdbc;
 
+import static dev.fenceguard.jdbc.internal.BoundStatements.BOUND;
+import static dev.fenceguard.jdbc.internal.BoundStatements.countAfterBound;
+import static dev.fenceguard.jdbc.internal.BoundStatements.instant;
+import static dev.fenceguard.jdbc.internal.BoundStatements.prepare;
+import static dev.fenceguard.jdbc.internal.BoundStatements.resultAfterBound;
+
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceStrategy;
@@ -12,13 +18,10 @@ import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -63,12 +66,6 @@ import org.slf4j.LoggerFactory;
 public final class PostgresLockBackend implements LockBackend {
 
     private static final Logger log = LoggerFactory.getLogger(PostgresLockBackend.class);
-
-    /**
-     * Sent in the same round trip as each statement (one Sync, so one transaction even in auto-commit):
-     * both settings revert when that transaction ends, and the pool's connection keeps its own.
-     */
-    private static final String BOUND = "SELECT set_config('lock_timeout', ?, true), set_config('statement_timeout', ?, true); ";
 
     private final Executor executor;
     private final BoundedJdbc calls;
@@ -130,7 +127,7 @@ public final class PostgresLockBackend implements LockBackend {
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         return calls.submit(key.value(), "acquire on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = bounded(c, acquireSql, left)) {
+            try (PreparedStatement ps = prepare(c, acquireSql, left)) {
                 ps.setString(3, key.value());
                 ps.setString(4, lockId.value());
                 ps.setLong(5, ttl.toMillis());
@@ -142,7 +139,7 @@ public final class PostgresLockBackend implements LockBackend {
                 }
             }
             // Refused: held by a live lease, or free but out of fences. Only this path pays a second statement.
-            try (PreparedStatement ps = bounded(c, diagnoseSql, left)) {
+            try (PreparedStatement ps = prepare(c, diagnoseSql, left)) {
                 ps.setString(3, key.value());
                 try (ResultSet rs = resultAfterBound(ps)) {
                     if (rs.next() && rs.getLong(1) > FenceToken.MAX_VALUE) {
@@ -158,12 +155,10 @@ public final class PostgresLockBackend implements LockBackend {
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
         return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = bounded(c, releaseSql, left)) {
+            try (PreparedStatement ps = prepare(c, releaseSql, left)) {
                 ps.setString(3, key.value());
                 ps.setString(4, lockId.value());
-                ps.execute();
-                ps.getMoreResults(); // past the bound's row to the UPDATE's count
-                return ps.getUpdateCount() == 1;
+                return countAfterBound(ps) == 1;
             }
         }, null);
     }
@@ -171,7 +166,7 @@ public final class PostgresLockBackend implements LockBackend {
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = bounded(c, extendSql, left)) {
+            try (PreparedStatement ps = prepare(c, extendSql, left)) {
                 ps.setLong(3, ttl.toMillis());
                 ps.setString(4, key.value());
                 ps.setString(5, lockId.value());
@@ -185,7 +180,7 @@ public final class PostgresLockBackend implements LockBackend {
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
         return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = bounded(c, lookupSql, left)) {
+            try (PreparedStatement ps = prepare(c, lookupSql, left)) {
                 ps.setString(3, key.value());
                 try (ResultSet rs = resultAfterBound(ps)) {
                     return rs.next() ? Optional.of(new LockInfo(key, FenceToken.of(rs.getLong(1)), instant(rs, 2)))
@@ -203,36 +198,6 @@ public final class PostgresLockBackend implements LockBackend {
     @Override
     public String toString() {
         return "PostgresLockBackend[" + table + ", " + strategy + ", " + executor + "]";
-    }
-
-    private static Instant instant(ResultSet rs, int column) throws SQLException {
-        return rs.getObject(column, OffsetDateTime.class).toInstant();
-    }
-
-    /**
-     * {@code sql} (which starts with {@link #BOUND}) with the bound's two parameters set to the time the
-     * call has left; the statement's own parameters start at 3.
-     */
-    private static PreparedStatement bounded(Connection c, String sql, BoundedJdbc.TimeLeft left) throws SQLException {
-        PreparedStatement ps = c.prepareStatement(sql);
-        try {
-            String millis = Integer.toString(left.millis());
-            ps.setString(1, millis);
-            ps.setString(2, millis);
-            return ps;
-        } catch (SQLException | RuntimeException e) {
-            ps.close();
-            throw e;
-        }
-    }
-
-    /** Runs {@code ps} and returns the result set of the statement after the bound's {@code SELECT}. */
-    private static ResultSet resultAfterBound(PreparedStatement ps) throws SQLException {
-        ps.execute();
-        if (!ps.getMoreResults()) {
-            throw new SQLException("the statement after the timeout settings returned no rows", "XX000");
-        }
-        return ps.getResultSet();
     }
 
     /** A grant that arrived after the call timed out reached nobody: free it rather than leave it to its TTL. */

@@ -38,6 +38,12 @@ final class PgTestSupport implements AutoCloseable {
         return PostgresLockBackend.builder(ds).withSchema(schema.name()).withTable(table);
     }
 
+    /** A migrated idempotency table {@code table} in this schema, and a builder for its backend. */
+    PostgresIdempotencyBackend.Builder idempotency(String table) {
+        FenceGuardMigrations.idempotencyBuilder(ds).withSchema(schema.name()).withTable(table).migrate();
+        return PostgresIdempotencyBackend.builder(ds).withSchema(schema.name()).withTable(table);
+    }
+
     /**
      * The pool, counting every statement prepared or created on its connections: the statements sent,
      * however they are run (by jOOQ or on the connection directly).

@@ -26,6 +26,18 @@ public final class FenceGuardMigrations {
 
     /** Where the lock-table migrations live on the class path. */
     public static final String LOCATION = "classpath:db/fence-guard/postgresql";
+    /**
+     * Where the idempotency-table migrations live on the class path (same placeholders).
+     *
+     * @since 0.3
+     */
+    public static final String IDEMPOTENCY_LOCATION = "classpath:db/fence-guard/postgresql-idempotency";
+    /**
+     * Default name of the idempotency table.
+     *
+     * @since 0.3
+     */
+    public static final String DEFAULT_IDEMPOTENCY_TABLE = "fence_guard_idempotency";
     /** Default schema of the lock table. */
     public static final String DEFAULT_SCHEMA = "public";
     /** Default name of the lock table. */
@@ -48,7 +60,17 @@ public final class FenceGuardMigrations {
 
     /** Options for another schema or table name. */
     public static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource);
+        return new Builder(dataSource, LOCATION, DEFAULT_TABLE);
+    }
+
+    /**
+     * Options for the idempotency table of {@code dev.fenceguard.jdbc.PostgresIdempotencyBackend}
+     * (default {@code public.fence_guard_idempotency}), with a Flyway history of its own like a lock table's.
+     *
+     * @since 0.3
+     */
+    public static Builder idempotencyBuilder(DataSource dataSource) {
+        return new Builder(dataSource, IDEMPOTENCY_LOCATION, DEFAULT_IDEMPOTENCY_TABLE);
     }
 
     /**
@@ -74,11 +96,14 @@ public final class FenceGuardMigrations {
     /** Options for {@link FenceGuardMigrations}. Not thread-safe. */
     public static final class Builder {
         private final DataSource dataSource;
+        private final String location;
         private String schema = DEFAULT_SCHEMA;
-        private String table = DEFAULT_TABLE;
+        private String table;
 
-        private Builder(DataSource dataSource) {
+        private Builder(DataSource dataSource, String location, String table) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+            this.location = location;
+            this.table = table;
         }
 
         /**
@@ -106,7 +131,7 @@ public final class FenceGuardMigrations {
         public int migrate() {
             return Flyway.configure()
                     .dataSource(dataSource)
-                    .locations(LOCATION)
+                    .locations(location)
                     .schemas(schema)
                     .createSchemas(true)
                     .table(historyTable(table))

@@ -56,11 +56,13 @@ public final class FenceGuardRedis implements AutoCloseable {
 
     private final RedisHandle redis;
     private final RedisLockBackend lockBackend;
+    private final RedisIdempotencyBackend idempotencyBackend;
     private final Map<FencePolicy, FencedRedis> fencedWrites = new EnumMap<>(FencePolicy.class);
 
     private FenceGuardRedis(Builder b, RedisHandle redis) {
         this.redis = redis;
         this.lockBackend = new RedisLockBackend(redis, b.keyPrefix, b.strategy, b.replicas, b.replicaTimeout);
+        this.idempotencyBackend = new RedisIdempotencyBackend(redis, b.keyPrefix);
         List<String> refused = new ArrayList<>();
         refused.add(b.keyPrefix);
         refused.addAll(b.otherLockPrefixes);
@@ -116,6 +118,16 @@ public final class FenceGuardRedis implements AutoCloseable {
     /** The lock backend: wrap it in a {@link dev.fenceguard.core.LockClient}. */
     public RedisLockBackend lockBackend() {
         return lockBackend;
+    }
+
+    /**
+     * The idempotency backend: wrap it in a {@link dev.fenceguard.core.idempotency.IdempotencyStore}. Its
+     * entries live under the same key prefix as the locks, each in the slot of the lock of the same name.
+     *
+     * @since 0.3
+     */
+    public RedisIdempotencyBackend idempotencyBackend() {
+        return idempotencyBackend;
     }
 
     /** The fenced writes under {@link FencePolicy#SAME_OR_NEWER}: a holder may write many times under one lease. */

@@ -59,6 +59,7 @@ public final class LeaderElection implements AutoCloseable {
     private final Duration retryDelay;
     private final LeadershipListener listener;
     private final TimeSource time;
+    private final LockMetrics metrics;
 
     private final Object guard = new Object();
     private boolean running;
@@ -77,6 +78,7 @@ public final class LeaderElection implements AutoCloseable {
         this.retryDelay = b.retryDelay;
         this.listener = b.listener;
         this.time = b.time;
+        this.metrics = b.metrics;
     }
 
     /**
@@ -227,6 +229,7 @@ public final class LeaderElection implements AutoCloseable {
         }
         lease.whenLost().thenAccept(cause -> endTerm(term, revocation(cause)));
         log.info("leadership '{}': elected, term {}", name, term.term().value());
+        metrics.leaderElected(name, term.term().value());
         tell(() -> listener.elected(term));
         return end;
     }
@@ -258,6 +261,7 @@ public final class LeaderElection implements AutoCloseable {
             }
         }
         log.info("leadership '{}': term {} ended: {}", name, term.term().value(), why);
+        metrics.leaderTermEnded(name, why != LeadershipListener.Revocation.RESIGNED && why != LeadershipListener.Revocation.STOPPED);
         tell(() -> listener.revoked(term, why)); // before the release: the work stops before another leader starts
         if (end != null) {
             end.complete(true);
@@ -321,7 +325,7 @@ public final class LeaderElection implements AutoCloseable {
     /**
      * Options of a {@link LeaderElection}. Defaults: TTL 15 s, campaign wait 1 min (the wait of each
      * acquire; the candidate campaigns again when it runs out), retry delay 1 s after a backend failure or
-     * a resignation, no listener, the system clock.
+     * a resignation, no listener, the system clock, {@link LockMetrics#automatic()} metrics.
      *
      * @since 0.2
      */
@@ -333,6 +337,7 @@ public final class LeaderElection implements AutoCloseable {
         private Duration retryDelay = Duration.ofSeconds(1);
         private LeadershipListener listener = new LeadershipListener() {};
         private TimeSource time = TimeSource.system();
+        private LockMetrics metrics = LockMetrics.automatic();
 
         private Builder(AsyncLockClient locks, String name) {
             this.locks = Objects.requireNonNull(locks, "locks");
@@ -378,6 +383,18 @@ public final class LeaderElection implements AutoCloseable {
         /** The clock for retry delays; give the lock client's {@link dev.fenceguard.core.ManualTimeSource} in tests. */
         public Builder withTimeSource(TimeSource time) {
             this.time = Objects.requireNonNull(time, "time");
+            return this;
+        }
+
+        /**
+         * Where elections, the current term and lost terms are counted; default
+         * {@link LockMetrics#automatic()}. See {@link dev.fenceguard.core.micrometer.MicrometerLockMetrics}
+         * for the meters.
+         *
+         * @since 0.3
+         */
+        public Builder withMetrics(LockMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
             return this;
         }
 

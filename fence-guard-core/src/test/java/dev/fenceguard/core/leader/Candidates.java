@@ -36,7 +36,15 @@ final class Candidates {
     /** Every election seen by any candidate, in order: "elected i term". */
     final List<long[]> elections = new CopyOnWriteArrayList<>();
 
+    private final LockMetrics metrics;
+
     Candidates(int n, String name) {
+        this(n, name, LockMetrics.none());
+    }
+
+    /** Candidates whose elections report to {@code metrics} (as processes sharing one registry would). */
+    Candidates(int n, String name, LockMetrics metrics) {
+        this.metrics = metrics;
         for (int i = 0; i < n; i++) {
             all.add(new Candidate(i, name));
         }
@@ -75,7 +83,7 @@ final class Candidates {
             this.client = LockClient.builder(link).withTimeSource(time).withMetrics(LockMetrics.none())
                     .withCallTimeout(Duration.ofSeconds(5)).withBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)).build();
             this.election = LeaderElection.builder(client.async(), name).withTtl(TTL).withRetryDelay(RETRY)
-                    .withCampaignWait(Duration.ofSeconds(30)).withTimeSource(time)
+                    .withCampaignWait(Duration.ofSeconds(30)).withTimeSource(time).withMetrics(metrics)
                     .onEvents(new LeadershipListener() {
                         @Override
                         public void elected(Leadership term) {

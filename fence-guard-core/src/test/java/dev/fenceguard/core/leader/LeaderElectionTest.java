@@ -88,6 +88,34 @@ class LeaderElectionTest {
     }
 
     @Test
+    void electionsTheCurrentTermAndLostTermsAreMetered() {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        Candidates two = new Candidates(2, "metered", dev.fenceguard.core.micrometer.MicrometerLockMetrics.of(registry));
+        two.all.forEach(c -> c.election.start());
+        two.advance(Duration.ofSeconds(1));
+        Candidate first = two.leaders().get(0);
+        assertThat(registry.get("fenceguard.leader.elections").tag("leadership", "metered").counter().count()).isEqualTo(1);
+        assertThat(registry.get("fenceguard.leader.term").tag("leadership", "metered").gauge().value()).isEqualTo(first.term().value());
+
+        first.election.resign().toCompletableFuture().join();
+        two.advance(Duration.ofSeconds(1));
+        Candidate second = two.leaders().get(0);
+        assertThat(second).isNotSameAs(first);
+        assertThat(registry.get("fenceguard.leader.term").gauge().value()).isEqualTo(second.term().value());
+        assertThat(registry.find("fenceguard.leader.renew.failures").counters()).as("a resignation is no failure").isEmpty();
+
+        second.link.freeze(); // its renewals get no answer: the term is taken from it
+        two.advance(Candidates.TTL.plusSeconds(3));
+        assertThat(second.election.isLeader()).isFalse();
+        assertThat(registry.get("fenceguard.leader.renew.failures").tag("leadership", "metered").counter().count()).isEqualTo(1);
+        assertThat(registry.get("fenceguard.leader.elections").counter().count()).isEqualTo(3);
+        assertThat(registry.get("fenceguard.leader.term").gauge().value()).isEqualTo(first.term().value());
+        second.link.thaw();
+        two.all.forEach(c -> c.election.stop().toCompletableFuture().join());
+        assertThat(registry.get("fenceguard.leader.term").gauge().value()).as("nobody here leads").isZero();
+    }
+
+    @Test
     void aKilledLeaderIsReplacedAfterItsTtlAndNeverBefore() {
         Candidate killed = startAllAndFindTheLeader();
         killed.link.freeze(); // never thawed: a crashed process

@@ -1,6 +1,7 @@
 package dev.fenceguard.firestore.internal;
 
 import com.google.api.core.ApiFuture;
+import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.FieldPath;
@@ -8,6 +9,8 @@ import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.Precondition;
 import com.google.cloud.firestore.WriteBatch;
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,6 +51,22 @@ public final class FirestoreHandle {
     /** How many reads (each followed by a conditional write) an operation may make. */
     public int attempts() {
         return attempts;
+    }
+
+    /** The answer of an operation that lost every race it ran: {@code UNAVAILABLE}. */
+    public <T> T lostRaces(String subject, String operation) {
+        throw new FenceGuardException(ErrorCode.UNAVAILABLE, subject, operation + " lost " + attempts + " races in a row");
+    }
+
+    /**
+     * A read time in epoch milliseconds rounded down: for a whole-millisecond expiry {@code e},
+     * {@code floor(t) < e} exactly when {@code t < e}, so rounding never revives a lease or an entry.
+     */
+    public static long readMillis(Timestamp t, String subject) {
+        if (t == null) { // never seen: every read response carries a read time
+            throw new FenceGuardException(ErrorCode.INTERNAL, subject, "Firestore returned no read time; cannot judge expiry");
+        }
+        return Math.addExact(Math.multiplyExact(t.getSeconds(), 1000L), t.getNanos() / 1_000_000);
     }
 
     /**

@@ -45,8 +45,8 @@ public final class LockCollections {
         String top = slash < 0 ? path : path.substring(0, slash);
         if (lockCollections.contains(top)) {
             throw new IllegalArgumentException("document '" + shown(path) + "' is in fence-guard's own key space: top-level"
-                    + " collection '" + top + "' holds the documents of a FirestoreLockBackend, and a fenced write there could"
-                    + " rewind a lock's fence or take over a lock");
+                    + " collection '" + top + "' holds the documents of a FirestoreLockBackend (or its idempotency entries), and a"
+                    + " fenced write there could rewind a lock's fence, take over a lock or forge a recorded outcome");
         }
     }
 

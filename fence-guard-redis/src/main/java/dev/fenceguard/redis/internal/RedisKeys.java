@@ -12,6 +12,9 @@ import io.lettuce.core.cluster.SlotHash;
  * and distinct lock keys give distinct Redis keys (escaping is injective and the suffix follows the
  * closing brace).
  *
+ * <p>The idempotency entry of key {@code k} is {@code <prefix>{<escaped k>}:idem}, in the slot of the
+ * lock of the same name.
+ *
  * <p>A guarded resource key {@code r} keeps its fence in {@code fg:fence:{<tag>}:<r>}, where
  * {@code <tag>} is a short string chosen to hash to the same Cluster slot as {@code r}, so scripts
  * can touch both in one slot whatever {@code r} looks like.
@@ -74,6 +77,11 @@ public final class RedisKeys {
 
     public static String fenceKey(String prefix, LockKey key) {
         return tag(prefix, key) + ":fence";
+    }
+
+    /** The idempotency entry named {@code key}: same hash tag as the lock of the same name. */
+    public static String idempotencyKey(String prefix, LockKey key) {
+        return tag(prefix, key) + ":idem";
     }
 
     /** The fence key of a guarded resource key: same slot as {@code resourceKey}. */

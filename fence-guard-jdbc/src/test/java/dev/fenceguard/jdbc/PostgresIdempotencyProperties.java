@@ -1,0 +1,22 @@
+package dev.fenceguard.jdbc;
+
+import dev.fenceguard.core.spi.IdempotencyBackend;
+import dev.fenceguard.testkit.IdempotencyBackendProperties;
+import net.jqwik.api.lifecycle.AfterContainer;
+
+/** Claim/record/lookup sequences on PostgreSQL against the reference model. */
+class PostgresIdempotencyProperties extends IdempotencyBackendProperties {
+
+    private static final PgTestSupport PG = new PgTestSupport("idemprops");
+    private static final PostgresIdempotencyBackend BACKEND = PG.idempotency("idem").build();
+
+    @AfterContainer
+    static void dropSchema() {
+        PG.close();
+    }
+
+    @Override
+    protected IdempotencyBackend backend() {
+        return BACKEND;
+    }
+}
