@@ -1,0 +1,116 @@
+package dev.fenceguard.jpa.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.jpa.spring.jdbcrepo.Crate;
+import dev.fenceguard.jpa.spring.jdbcrepo.CrateRepository;
+import dev.fenceguard.testkit.servers.TestPostgres;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.jdbc.repository.config.AbstractJdbcConfiguration;
+import org.springframework.data.jdbc.repository.config.EnableJdbcRepositories;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcOperations;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/** {@link FencedJdbcRepository} added to an ordinary Spring Data JDBC repository, on real PostgreSQL. */
+class SpringDataJdbcFragmentTest {
+
+    private static final TestPostgres.Schema SCHEMA = TestPostgres.server().newSchema("sdjdbc");
+    private static final AnnotationConfigApplicationContext CONTEXT;
+    private static final CrateRepository CRATES;
+    private static final TransactionTemplate TX;
+
+    static {
+        SCHEMA.execute("SET search_path TO " + SCHEMA.name() + "; " + Crate.DDL);
+        CONTEXT = new AnnotationConfigApplicationContext(Config.class);
+        CRATES = CONTEXT.getBean(CrateRepository.class);
+        TX = new TransactionTemplate(CONTEXT.getBean(PlatformTransactionManager.class));
+    }
+
+    @Configuration
+    @EnableJdbcRepositories(basePackageClasses = CrateRepository.class)
+    static class Config extends AbstractJdbcConfiguration {
+        @Bean
+        DataSource dataSource() {
+            return SCHEMA.dataSource();
+        }
+
+        @Bean
+        NamedParameterJdbcOperations namedParameterJdbcOperations(DataSource dataSource) {
+            return new NamedParameterJdbcTemplate(dataSource);
+        }
+
+        @Bean
+        PlatformTransactionManager transactionManager(DataSource dataSource) {
+            return new DataSourceTransactionManager(dataSource);
+        }
+    }
+
+    @AfterAll
+    static void close() {
+        CONTEXT.close();
+        SCHEMA.close();
+    }
+
+    private static String row(long id) {
+        List<String> rows = SCHEMA.query("SELECT label, fence_token, deleted FROM crates WHERE id = " + id);
+        return rows.isEmpty() ? null : rows.getFirst();
+    }
+
+    @Test
+    void theRepositoryGainsFencedWritesBesideItsOwn() {
+        CRATES.save(new Crate(null, "new", null, false)); // insert through Spring Data JDBC itself
+        long id = CRATES.findAll().iterator().next().id();
+        assertThat(CRATES.fencedUpdate(id, FenceToken.of(5), Map.of("label", "sent")).isApplied()).isTrue();
+        assertThat(CRATES.fencedUpdate(id, FenceToken.of(4), Map.of("label", "zombie"))).isInstanceOfSatisfying(WriteOutcome.Stale.class,
+                s -> assertThat(s.currentFence()).isEqualTo(5));
+        assertThat(CRATES.fencedClaim(id, FenceToken.of(6)).isApplied()).isTrue();
+        assertThat(row(id)).isEqualTo("sent|6|f");
+        assertThat(CRATES.findById(id).orElseThrow().label()).isEqualTo("sent");
+    }
+
+    @Test
+    void aDeleteKeepsItsTombstoneAgainstAStaleUpsert() {
+        assertThat(CRATES.fencedUpsert(1000L, FenceToken.of(3), Map.of("label", "made")).isApplied()).isTrue();
+        assertThat(CRATES.fencedDelete(1000L, FenceToken.of(4)).isApplied()).isTrue();
+        assertThat(CRATES.fencedUpsert(1000L, FenceToken.of(3), Map.of("label", "zombie"))).isInstanceOf(WriteOutcome.Stale.class);
+        assertThat(CRATES.fencedDelete(1001L, FenceToken.of(4)).isApplied()).as("an id never seen gets a tombstone").isTrue();
+        assertThat(row(1000)).isEqualTo("made|4|t");
+        assertThat(row(1001)).isEqualTo("null|4|t");
+    }
+
+    @Test
+    void writesRunOnTheConnectionOfTheCallersTransaction() {
+        assertThat(CRATES.fencedUpsert(2000L, FenceToken.of(1), Map.of("label", "kept")).isApplied()).isTrue();
+        TX.executeWithoutResult(status -> {
+            assertThat(CRATES.fencedUpdate(2000L, FenceToken.of(2), Map.of("label", "rolled back")).isApplied()).isTrue();
+            assertThat(CRATES.findById(2000L).orElseThrow().label()).as("seen inside the transaction").isEqualTo("rolled back");
+            status.setRollbackOnly();
+        });
+        assertThat(row(2000)).isEqualTo("kept|1|f");
+    }
+
+    @Test
+    void badInputFailsBeforeAnyStatement() {
+        assertThat(CRATES.fencedUpsert(3000L, FenceToken.of(1), Map.of("label", "x")).isApplied()).isTrue();
+        assertThatThrownBy(() -> CRATES.fencedUpdate(3000L, FenceToken.of(2), Map.of("colour", "x"))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("'colour' is not a property of Crate");
+        assertThatThrownBy(() -> CRATES.fencedUpdate(3000L, FenceToken.of(2), Map.of("fenceToken", 9L))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must not set the key, fence or tombstone column");
+        assertThatThrownBy(() -> CRATES.fencedUpdate(3000L, FenceToken.of(2), Map.of())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("assignments must set at least one column");
+        assertThat(row(3000)).isEqualTo("x|1|f");
+    }
+}
