@@ -227,6 +227,35 @@ class FencedEntityTest {
     }
 
     @Test
+    void aRejectionIsCountedOnceUnderTheJpaResourceType() {
+        List<String> rejected = new java.util.concurrent.CopyOnWriteArrayList<>();
+        LockMetrics counting = new LockMetrics() {
+            @Override
+            public void acquireAttempt(String backend, LockMetrics.AcquireOutcome outcome, java.time.Duration latency) {}
+
+            @Override
+            public void held(String backend, java.time.Duration holdTime) {}
+
+            @Override
+            public void renewFailed(String backend) {}
+
+            @Override
+            public void highFence(String backend) {}
+
+            @Override
+            public void staleWriteRejected(String resourceType) {
+                rejected.add(resourceType);
+            }
+        };
+        FencedEntityWriter<Shipment> w = FencedEntity.builder(Shipment.class).withMetrics(counting).build().on(DB.emf);
+        String id = newShipment("new");
+        w.update(id, f(5), Map.of("status", "a"));
+        w.update(id, f(4), Map.of("status", "b"));
+        w.update("never-" + UUID.randomUUID(), f(4), Map.of("status", "c"));
+        assertThat(rejected).containsExactly("jpa");
+    }
+
+    @Test
     void writesInTheCallersTransactionRollBackWithIt() {
         String id = newShipment("new");
         try (EntityManager em = DB.emf.createEntityManager()) {

@@ -7,66 +7,25 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.jpa.spring.jdbcrepo.Crate;
 import dev.fenceguard.jpa.spring.jdbcrepo.CrateRepository;
-import dev.fenceguard.testkit.servers.TestPostgres;
-import java.util.List;
 import java.util.Map;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.context.annotation.AnnotationConfigApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.data.jdbc.repository.config.AbstractJdbcConfiguration;
-import org.springframework.data.jdbc.repository.config.EnableJdbcRepositories;
-import org.springframework.jdbc.core.namedparam.NamedParameterJdbcOperations;
-import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** {@link FencedJdbcRepository} added to an ordinary Spring Data JDBC repository, on real PostgreSQL. */
 class SpringDataJdbcFragmentTest {
 
-    private static final TestPostgres.Schema SCHEMA = TestPostgres.server().newSchema("sdjdbc");
-    private static final AnnotationConfigApplicationContext CONTEXT;
-    private static final CrateRepository CRATES;
-    private static final TransactionTemplate TX;
-
-    static {
-        SCHEMA.execute("SET search_path TO " + SCHEMA.name() + "; " + Crate.DDL);
-        CONTEXT = new AnnotationConfigApplicationContext(Config.class);
-        CRATES = CONTEXT.getBean(CrateRepository.class);
-        TX = new TransactionTemplate(CONTEXT.getBean(PlatformTransactionManager.class));
-    }
-
-    @Configuration
-    @EnableJdbcRepositories(basePackageClasses = CrateRepository.class)
-    static class Config extends AbstractJdbcConfiguration {
-        @Bean
-        DataSource dataSource() {
-            return SCHEMA.dataSource();
-        }
-
-        @Bean
-        NamedParameterJdbcOperations namedParameterJdbcOperations(DataSource dataSource) {
-            return new NamedParameterJdbcTemplate(dataSource);
-        }
-
-        @Bean
-        PlatformTransactionManager transactionManager(DataSource dataSource) {
-            return new DataSourceTransactionManager(dataSource);
-        }
-    }
+    private static final SpringContexts SPRING = SpringContexts.jdbc("sdjdbc", Crate.DDL);
+    private static final CrateRepository CRATES = SPRING.bean(CrateRepository.class);
+    private static final TransactionTemplate TX = SPRING.tx;
 
     @AfterAll
     static void close() {
-        CONTEXT.close();
-        SCHEMA.close();
+        SPRING.close();
     }
 
     private static String row(long id) {
-        List<String> rows = SCHEMA.query("SELECT label, fence_token, deleted FROM crates WHERE id = " + id);
-        return rows.isEmpty() ? null : rows.getFirst();
+        return SPRING.one("SELECT label, fence_token, deleted FROM crates WHERE id = " + id);
     }
 
     @Test

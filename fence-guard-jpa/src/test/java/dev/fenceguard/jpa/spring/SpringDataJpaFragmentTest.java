@@ -7,72 +7,26 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.jpa.spring.jparepo.Parcel;
 import dev.fenceguard.jpa.spring.jparepo.ParcelRepository;
-import dev.fenceguard.testkit.servers.TestPostgres;
-import java.util.List;
 import java.util.Map;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.context.annotation.AnnotationConfigApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.InvalidDataAccessApiUsageException;
-import org.springframework.data.jpa.repository.config.EnableJpaRepositories;
-import org.springframework.orm.jpa.JpaTransactionManager;
-import org.springframework.orm.jpa.LocalContainerEntityManagerFactoryBean;
-import org.springframework.orm.jpa.vendor.HibernateJpaVendorAdapter;
-import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
-import jakarta.persistence.EntityManagerFactory;
 
 /** {@link FencedJpaRepository} added to an ordinary Spring Data JPA repository, on real PostgreSQL. */
 class SpringDataJpaFragmentTest {
 
-    private static final TestPostgres.Schema SCHEMA = TestPostgres.server().newSchema("sdjpa");
-    private static final AnnotationConfigApplicationContext CONTEXT;
-    private static final ParcelRepository PARCELS;
-    private static final TransactionTemplate TX;
-
-    static {
-        SCHEMA.execute("SET search_path TO " + SCHEMA.name() + "; " + Parcel.DDL);
-        CONTEXT = new AnnotationConfigApplicationContext(Config.class);
-        PARCELS = CONTEXT.getBean(ParcelRepository.class);
-        TX = new TransactionTemplate(CONTEXT.getBean(PlatformTransactionManager.class));
-    }
-
-    @Configuration
-    @EnableJpaRepositories(basePackageClasses = ParcelRepository.class)
-    static class Config {
-        @Bean
-        DataSource dataSource() {
-            return SCHEMA.dataSource();
-        }
-
-        @Bean
-        LocalContainerEntityManagerFactoryBean entityManagerFactory(DataSource dataSource) {
-            LocalContainerEntityManagerFactoryBean f = new LocalContainerEntityManagerFactoryBean();
-            f.setDataSource(dataSource);
-            f.setPackagesToScan(Parcel.class.getPackageName());
-            f.setJpaVendorAdapter(new HibernateJpaVendorAdapter());
-            f.setJpaPropertyMap(Map.of("hibernate.default_schema", SCHEMA.name()));
-            return f;
-        }
-
-        @Bean
-        JpaTransactionManager transactionManager(EntityManagerFactory emf) {
-            return new JpaTransactionManager(emf);
-        }
-    }
+    private static final SpringContexts SPRING = SpringContexts.jpa("sdjpa", Parcel.DDL);
+    private static final ParcelRepository PARCELS = SPRING.bean(ParcelRepository.class);
+    private static final TransactionTemplate TX = SPRING.tx;
 
     @AfterAll
     static void close() {
-        CONTEXT.close();
-        SCHEMA.close();
+        SPRING.close();
     }
 
     private static String row(long id) {
-        List<String> rows = SCHEMA.query("SELECT status, fence_token, deleted, version FROM parcels WHERE id = " + id);
-        return rows.isEmpty() ? null : rows.getFirst();
+        return SPRING.one("SELECT status, fence_token, deleted, version FROM parcels WHERE id = " + id);
     }
 
     @Test
