@@ -148,8 +148,27 @@ class FencedEntityTest {
     }
 
     @Test
+    void anAppliedWriteIsOneStatementAndOnlyARejectionTakesASecond() {
+        String id = newShipment("new");
+        int before = DB.statements.get();
+        assertThat(OWN.update(id, f(5), Map.of("status", "a")).isApplied()).isTrue();
+        assertThat(DB.statements.get() - before).isEqualTo(1);
+        before = DB.statements.get();
+        assertThat(OWN.update(id, f(4), Map.of("status", "b"))).isInstanceOf(WriteOutcome.Stale.class);
+        assertThat(DB.statements.get() - before).isEqualTo(2);
+        before = DB.statements.get();
+        try (EntityManager em = DB.emf.createEntityManager()) {
+            em.getTransaction().begin();
+            assertThat(SHIPMENTS.on(em).upsert(id, f(6), Map.of("status", "c")).isApplied()).isTrue();
+            em.getTransaction().commit();
+        }
+        assertThat(DB.statements.get() - before).as("no managed instance, so nothing to refresh").isEqualTo(1);
+    }
+
+    @Test
     void badInputFailsBeforeAnyStatement() {
         String id = newShipment("new");
+        int before = DB.statements.get();
         Map<String, Object> nullStatus = new HashMap<>();
         nullStatus.put("items", null);
         // Each of these is refused by the checks; the row proves no statement ran.
@@ -175,6 +194,7 @@ class FencedEntityTest {
             assertThatThrownBy(() -> SHIPMENTS.on(em).update(id, f(1), Map.of("status", "x"))).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("fenced update needs a transaction");
         }
+        assertThat(DB.statements.get()).as("statements sent for all the calls above").isEqualTo(before);
         assertThat(row(id)).isEqualTo("new|0|null|null");
     }
 

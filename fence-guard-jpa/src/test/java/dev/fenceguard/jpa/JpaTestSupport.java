@@ -6,16 +6,20 @@ import dev.fenceguard.testkit.servers.TestPostgres;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import javax.sql.DataSource;
 import org.hibernate.cfg.AvailableSettings;
 import org.hibernate.jpa.HibernatePersistenceConfiguration;
+import org.hibernate.resource.jdbc.spi.StatementInspector;
 
 /** A schema of its own on the test PostgreSQL, a pool on it, and a Hibernate factory for the given entities. */
 final class JpaTestSupport implements AutoCloseable {
     final TestPostgres.Schema schema;
     final HikariDataSource ds;
     final EntityManagerFactory emf;
+    /** SQL statements Hibernate has prepared on this factory, counted by a statement inspector. */
+    final AtomicInteger statements = new AtomicInteger();
 
     JpaTestSupport(String prefix, List<String> ddl, Class<?>... entities) {
         schema = TestPostgres.server().newSchema(prefix);
@@ -28,7 +32,10 @@ final class JpaTestSupport implements AutoCloseable {
             config.managedClass(e);
         }
         emf = config.property(AvailableSettings.JAKARTA_NON_JTA_DATASOURCE, ds)
-                .property(AvailableSettings.DEFAULT_SCHEMA, schema.name())
+                .property(AvailableSettings.STATEMENT_INSPECTOR, (StatementInspector) sql -> {
+                    statements.incrementAndGet();
+                    return sql;
+                })
                 .createEntityManagerFactory();
     }
 
