@@ -119,7 +119,7 @@ public final class FencedEntity<T> {
      */
     public FencedEntityWriter<T> on(EntityManager entityManager) {
         Objects.requireNonNull(entityManager, "entityManager");
-        return new FencedEntityWriter<>(mapping(entityManager.getMetamodel()), JpaTarget.of(entityManager));
+        return new FencedEntityWriter<>(mapping(entityManager.getEntityManagerFactory()), JpaTarget.of(entityManager));
     }
 
     /**
@@ -131,11 +131,11 @@ public final class FencedEntity<T> {
      */
     public FencedEntityWriter<T> on(EntityManagerFactory factory) {
         Objects.requireNonNull(factory, "factory");
-        return new FencedEntityWriter<>(mapping(factory.getMetamodel()), JpaTarget.of(factory));
+        return new FencedEntityWriter<>(mapping(factory), JpaTarget.of(factory));
     }
 
-    private EntityMapping<T> mapping(jakarta.persistence.metamodel.Metamodel metamodel) {
-        return EntityMapping.resolve(metamodel, type, fence, tombstone, policy, metrics != null ? metrics : LockMetrics.automatic(),
+    private EntityMapping<T> mapping(EntityManagerFactory factory) {
+        return EntityMapping.resolve(factory, type, fence, tombstone, policy, metrics != null ? metrics : LockMetrics.automatic(),
                 observations);
     }
 

@@ -99,6 +99,24 @@ public final class FencedEntityWriter<T> {
     }
 
     /**
+     * A fenced {@link #upsert} of {@code entity}'s state: its id, and every basic attribute but the fence,
+     * tombstone and version, written whether or not the row exists, as a repository's {@code save} would.
+     * {@code entity} itself is not changed (if the caller's entity manager manages it, it is refreshed
+     * like any instance of a written row). Collections are not written; an entity with associations or
+     * embeddables is refused.
+     *
+     * @return {@code Applied}, or {@code Stale} with the fence the row or tombstone holds
+     * @throws IllegalArgumentException if {@code entity} is not an instance of the entity, has no id, or has
+     *     associations or embeddables (before any statement)
+     * @throws IllegalStateException on a caller's entity manager without a transaction
+     * @throws FenceGuardException if the database fails the write
+     */
+    public WriteOutcome save(T entity, FenceToken fence) {
+        Object id = m.idOf(entity);
+        return write(Operation.UPSERT, id, fence, m.checkValues(m.valuesOf(entity), false));
+    }
+
+    /**
      * Records {@code fence} on the row without changing its data, so that older fences are refused from
      * now on: claim first, then read, then write. On an entity with a tombstone attribute, a claim of an id
      * without a row leaves a tombstone holding the fence, and a claim of a tombstone raises its fence;

@@ -107,6 +107,23 @@ class FencedEntityTest {
     }
 
     @Test
+    void saveWritesTheEntitysStateUnderTheRule() {
+        String id = "save-" + UUID.randomUUID();
+        Shipment s = new Shipment(id, "saved");
+        s.items = 2;
+        assertThat(OWN.save(s, f(3)).isApplied()).as("a save of a new id inserts").isTrue();
+        assertThat(row(id)).isEqualTo("saved|2|3|f");
+        s.status = "saved again";
+        assertThat(OWN.save(s, f(3)).isApplied()).isTrue();
+        s.status = "zombie";
+        assertThat(OWN.save(s, f(2))).isInstanceOf(WriteOutcome.Stale.class);
+        assertThat(row(id)).isEqualTo("saved again|2|3|f");
+        assertThat(s.fenceToken).as("the instance saved is not changed").isNull();
+        assertThatThrownBy(() -> OWN.save(new Shipment(null, "x"), f(4))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the Shipment to save has no id; a fenced save needs an assigned id");
+    }
+
+    @Test
     void claimRecordsTheFenceWithoutTouchingTheData() {
         String id = newShipment("new");
         assertThat(OWN.claim(id, f(8)).isApplied()).isTrue();

@@ -5,6 +5,8 @@ import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.spi.WriteRule;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.PersistenceUnitUtil;
 import jakarta.persistence.metamodel.Attribute;
 import jakarta.persistence.metamodel.EntityType;
 import jakarta.persistence.metamodel.Metamodel;
@@ -15,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.hibernate.persister.entity.EntityPersister;
 
 /**
  * One fenced entity as its metamodel maps it: the attributes fence-guard reads and sets, the write
@@ -39,9 +43,31 @@ public final class EntityMapping<T> {
     private final String tombstone;
     private final String version;
     private final WriteRule rule;
+    private final EntityPersister persister;
+    private final PersistenceUnitUtil util;
+    /** The attributes {@link #valuesOf} reads: the basic ones fence-guard does not set itself. */
+    private final List<String> saved = new ArrayList<>();
+    /** A singular attribute that is not basic (an association, an embeddable), which a save cannot write; or null. */
+    private final String unsaveable;
 
-    private EntityMapping(EntityType<T> entity, String id, String fence, String tombstone, String version, WriteRule rule) {
+    private EntityMapping(EntityType<T> entity, String id, String fence, String tombstone, String version, WriteRule rule,
+            EntityManagerFactory factory) {
         this.entity = entity;
+        this.persister = factory.unwrap(SessionFactoryImplementor.class).getMappingMetamodel().getEntityDescriptor(entity.getJavaType());
+        this.util = factory.getPersistenceUnitUtil();
+        String other = null;
+        for (SingularAttribute<? super T, ?> a : entity.getSingularAttributes()) {
+            if (a.getName().equals(id) || a.getName().equals(fence) || a.getName().equals(tombstone) || a.getName().equals(version)) {
+                continue;
+            }
+            if (a.getPersistentAttributeType() == Attribute.PersistentAttributeType.BASIC) {
+                saved.add(a.getName());
+            } else if (other == null) {
+                other = a.getName();
+            }
+        }
+        saved.sort(null); // a stable statement text, so Hibernate's plan cache keeps one plan per entity
+        this.unsaveable = other;
         this.name = entity.getName();
         this.id = id;
         this.idType = boxed(entity.getIdType().getJavaType());
@@ -52,13 +78,14 @@ public final class EntityMapping<T> {
     }
 
     /**
-     * The mapping of {@code type} in {@code metamodel}.
+     * The mapping of {@code type} in {@code factory}'s metamodel.
      *
      * @throws IllegalArgumentException if {@code type} is not an entity there, or its id, fence, tombstone
      *     or version attribute is not as fence-guard needs it
      */
-    public static <T> EntityMapping<T> resolve(Metamodel metamodel, Class<T> type, String fence, String tombstone, FencePolicy policy,
-            LockMetrics metrics, LockObservations observations) {
+    public static <T> EntityMapping<T> resolve(EntityManagerFactory factory, Class<T> type, String fence, String tombstone,
+            FencePolicy policy, LockMetrics metrics, LockObservations observations) {
+        Metamodel metamodel = factory.getMetamodel();
         EntityType<T> entity;
         try {
             entity = metamodel.entity(type);
@@ -103,7 +130,7 @@ public final class EntityMapping<T> {
             }
         }
         WriteRule rule = new WriteRule(policy, encoding, metrics, "jpa", observations);
-        return new EntityMapping<>(entity, id, fence, tombstone, version, rule);
+        return new EntityMapping<>(entity, id, fence, tombstone, version, rule, factory);
     }
 
     private static SingularAttribute<?, ?> singular(EntityType<?> entity, String attribute, String what) {
@@ -196,6 +223,40 @@ public final class EntityMapping<T> {
             }
             out.put(attribute, value);
         });
+        return out;
+    }
+
+    /**
+     * The id of {@code instance}.
+     *
+     * @throws IllegalArgumentException if it is not an instance of the entity, or has no id
+     */
+    public Object idOf(Object instance) {
+        Objects.requireNonNull(instance, "entity");
+        if (!entity.getJavaType().isInstance(instance)) {
+            throw new IllegalArgumentException("a " + instance.getClass().getName() + " is not a " + name);
+        }
+        Object id = util.getIdentifier(instance);
+        if (id == null) {
+            throw new IllegalArgumentException("the " + name + " to save has no id; a fenced save needs an assigned id");
+        }
+        return id;
+    }
+
+    /**
+     * The values of {@code instance}'s basic attributes, except the id, fence, tombstone and version.
+     *
+     * @throws IllegalArgumentException if the entity has singular attributes that are not basic
+     */
+    public Map<String, Object> valuesOf(Object instance) {
+        if (unsaveable != null) {
+            throw new IllegalArgumentException("a fenced save writes basic attributes only, and " + name + "." + unsaveable
+                    + " is an association or embeddable; use a fenced upsert with the values");
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (String a : saved) {
+            out.put(a, persister.getPropertyValue(instance, a));
+        }
         return out;
     }
 

@@ -22,6 +22,7 @@ import org.jooq.DataType;
 import org.jooq.Name;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
+import org.springframework.data.mapping.PersistentPropertyAccessor;
 import org.springframework.data.relational.core.mapping.RelationalMappingContext;
 import org.springframework.data.relational.core.mapping.RelationalPersistentEntity;
 import org.springframework.data.relational.core.mapping.RelationalPersistentProperty;
@@ -43,8 +44,9 @@ public final class FencedJdbcRepositoryImpl implements FencedJdbcRepository<Obje
     private final DataSource dataSource;
     private final ConcurrentMap<Class<?>, Aggregate> aggregates = new ConcurrentHashMap<>();
 
-    /** One aggregate type's table and mapping. */
-    private record Aggregate(FencedTable table, RelationalPersistentEntity<?> entity) {}
+    /** One aggregate type's table and mapping, with its fence and (or null) tombstone properties. */
+    private record Aggregate(FencedTable table, RelationalPersistentEntity<?> entity, RelationalPersistentProperty fence,
+            RelationalPersistentProperty tombstone) {}
 
     public FencedJdbcRepositoryImpl(RelationalMappingContext mapping, DataSource dataSource) {
         this.mapping = mapping;
@@ -62,6 +64,38 @@ public final class FencedJdbcRepositoryImpl implements FencedJdbcRepository<Obje
     public WriteOutcome fencedUpsert(Object id, FenceToken fence, Map<String, ?> values) {
         Aggregate a = aggregate();
         Assignments set = columns(a, values);
+        return run(a, w -> w.upsert(id, fence, set));
+    }
+
+    @Override
+    public WriteOutcome fencedSave(Object aggregate, FenceToken fence) {
+        Aggregate a = aggregate();
+        Objects.requireNonNull(aggregate, "entity");
+        RelationalPersistentEntity<?> entity = a.entity();
+        if (!entity.getType().isInstance(aggregate)) {
+            throw new IllegalArgumentException("a " + aggregate.getClass().getName() + " is not a " + entity.getType().getSimpleName());
+        }
+        Object id = entity.getIdentifierAccessor(aggregate).getIdentifier();
+        if (id == null) {
+            throw new IllegalArgumentException("the " + entity.getType().getSimpleName() + " to save has no id; a fenced save needs an "
+                    + "assigned id");
+        }
+        PersistentPropertyAccessor<?> values = entity.getPropertyAccessor(aggregate);
+        Map<String, Object> byColumn = new LinkedHashMap<>();
+        for (RelationalPersistentProperty p : entity) {
+            if (p.isIdProperty() || p.equals(a.fence()) || p.equals(a.tombstone())) {
+                continue;
+            }
+            if (p.isEmbedded()) {
+                throw new IllegalArgumentException("a fenced save writes simple properties only, and " + entity.getType().getSimpleName()
+                        + "." + p.getName() + " is embedded; use fencedUpsert with the values");
+            }
+            if (p.isEntity() || p.isCollectionLike() || p.isMap()) {
+                continue; // held in child tables, which a fenced write of this row does not touch
+            }
+            byColumn.put(p.getColumnName().getReference(), values.getProperty(p));
+        }
+        Assignments set = Assignments.of(byColumn);
         return run(a, w -> w.upsert(id, fence, set));
     }
 
@@ -121,7 +155,7 @@ public final class FencedJdbcRepositoryImpl implements FencedJdbcRepository<Obje
         if (tombstone != null) {
             b.withTombstoneColumn(DSL.field(column(table, tombstone.getColumnName()), SQLDataType.BOOLEAN));
         }
-        return new Aggregate(b.build(), entity);
+        return new Aggregate(b.build(), entity, fence, tombstone);
     }
 
     private static Name column(List<String> table, SqlIdentifier column) {

@@ -51,6 +51,12 @@ public final class FencedJpaRepositoryImpl implements FencedJpaRepository<Object
     }
 
     @Override
+    @SuppressWarnings("unchecked")
+    public WriteOutcome fencedSave(Object entity, FenceToken fence) {
+        return run(w -> ((FencedEntityWriter<Object>) w).save(entity, fence));
+    }
+
+    @Override
     public WriteOutcome fencedClaim(Object id, FenceToken fence) {
         return run(w -> w.claim(id, fence));
     }

@@ -35,6 +35,17 @@ public interface FencedRepository<T, ID> {
     WriteOutcome fencedUpsert(ID id, FenceToken fence, Map<String, ?> values);
 
     /**
+     * Fenced save of {@code entity}'s state (its id and its own columns, but the fence, tombstone and
+     * version): the repository's {@code save}, refused for a stale fence. A fenced create-or-replace, so a
+     * tombstone counts like a row. {@code entity} itself is not changed. Entities with associations or
+     * embeddables (JPA) or embedded properties (JDBC) are refused; child tables are not written.
+     *
+     * @throws IllegalArgumentException if {@code entity} has no id, or a shape a save cannot write (before any statement)
+     * @throws FenceGuardException if the database fails the write
+     */
+    WriteOutcome fencedSave(T entity, FenceToken fence);
+
+    /**
      * Records the fence without changing the data (claim, then read, then write).
      *
      * @throws IllegalArgumentException if an argument is invalid (before any statement)

@@ -51,6 +51,15 @@ class SpringDataJdbcFragmentTest {
     }
 
     @Test
+    void aFencedSaveIsTheRepositorysSaveRefusedForAStaleFence() {
+        assertThat(CRATES.fencedSave(new Crate(4000L, "saved", null, null), FenceToken.of(3)).isApplied()).isTrue();
+        assertThat(CRATES.fencedSave(new Crate(4000L, "zombie", null, null), FenceToken.of(2))).isInstanceOf(WriteOutcome.Stale.class);
+        assertThat(row(4000)).isEqualTo("saved|3|f");
+        assertThatThrownBy(() -> CRATES.fencedSave(new Crate(null, "x", null, null), FenceToken.of(3))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the Crate to save has no id; a fenced save needs an assigned id");
+    }
+
+    @Test
     void writesRunOnTheConnectionOfTheCallersTransaction() {
         assertThat(CRATES.fencedUpsert(2000L, FenceToken.of(1), Map.of("label", "kept")).isApplied()).isTrue();
         TX.executeWithoutResult(status -> {

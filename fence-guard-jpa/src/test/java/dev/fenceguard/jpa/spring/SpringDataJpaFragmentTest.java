@@ -49,6 +49,15 @@ class SpringDataJpaFragmentTest {
     }
 
     @Test
+    void aFencedSaveIsTheRepositorysSaveRefusedForAStaleFence() {
+        Parcel p = new Parcel(5, "saved");
+        assertThat(PARCELS.fencedSave(p, FenceToken.of(3)).isApplied()).isTrue();
+        p.status = "zombie";
+        assertThat(PARCELS.fencedSave(p, FenceToken.of(2))).isInstanceOf(WriteOutcome.Stale.class);
+        assertThat(row(5)).isEqualTo("saved|3|f|0");
+    }
+
+    @Test
     void writesJoinTheCallersTransactionAndKeepItsInstanceInStep() {
         PARCELS.save(new Parcel(3, "new"));
         TX.executeWithoutResult(status -> {
