@@ -1,18 +1,13 @@
 package dev.fenceguard.jpa;
 
-import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
-import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.testkit.FencedResourceProperties;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import net.jqwik.api.lifecycle.AfterContainer;
 
 /** The fenced-resource template on FencedEntityWriter update, upsert and tombstone delete, through Hibernate on real PostgreSQL. */
-class JpaFencedResourceProperties extends FencedResourceProperties {
+class JpaFencedResourceProperties extends RepositoryWritesProperties {
 
     private static final JpaTestSupport DB = new JpaTestSupport("jpaprops", List.of(Shipment.DDL), Shipment.class);
     private static final FencedEntityWriter<Shipment> SHIPMENTS = FencedEntity.builder(Shipment.class).withMetrics(LockMetrics.none())
@@ -32,23 +27,9 @@ class JpaFencedResourceProperties extends FencedResourceProperties {
     }
 
     @Override
-    protected WriteOutcome write(String id, FenceToken fence, String value, Pause pause) {
-        return SHIPMENTS.update(id, fence, Map.of("status", value));
-    }
-
-    @Override
-    protected WriteOutcome upsert(String id, FenceToken fence, String value, Pause pause) {
-        return SHIPMENTS.upsert(id, fence, Map.of("status", value));
-    }
-
-    @Override
-    protected WriteOutcome delete(String id, FenceToken fence, Pause pause) {
-        return SHIPMENTS.delete(id, fence);
-    }
-
-    @Override
-    protected Set<Operation> operations() {
-        return EnumSet.allOf(Operation.class);
+    protected Writes writes() {
+        return new Writes((id, fence, value) -> SHIPMENTS.update(id, fence, Map.of("status", value)),
+                (id, fence, value) -> SHIPMENTS.upsert(id, fence, Map.of("status", value)), SHIPMENTS::delete);
     }
 
     @Override

@@ -1,18 +1,14 @@
 package dev.fenceguard.jpa.spring;
 
-import dev.fenceguard.core.FenceToken;
-import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.jpa.RepositoryWritesProperties;
 import dev.fenceguard.jpa.spring.jdbcrepo.Tag;
 import dev.fenceguard.jpa.spring.jdbcrepo.TagRepository;
-import dev.fenceguard.testkit.FencedResourceProperties;
-import java.util.EnumSet;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import net.jqwik.api.lifecycle.AfterContainer;
 
 /** The fenced-resource template on {@link FencedJdbcRepository}'s update, upsert and tombstone delete ({@code FencedTable}), through Spring on real PostgreSQL. */
-class SpringDataJdbcFragmentProperties extends FencedResourceProperties {
+class SpringDataJdbcFragmentProperties extends RepositoryWritesProperties {
     private static final SpringContexts SPRING = SpringContexts.jdbc("sdjdbcprops", Tag.DDL);
     private static final TagRepository TAGS = SPRING.bean(TagRepository.class);
 
@@ -27,23 +23,9 @@ class SpringDataJdbcFragmentProperties extends FencedResourceProperties {
     }
 
     @Override
-    protected WriteOutcome write(String id, FenceToken fence, String value, Pause pause) {
-        return TAGS.fencedUpdate(id, fence, Map.of("label", value));
-    }
-
-    @Override
-    protected WriteOutcome upsert(String id, FenceToken fence, String value, Pause pause) {
-        return TAGS.fencedUpsert(id, fence, Map.of("label", value));
-    }
-
-    @Override
-    protected WriteOutcome delete(String id, FenceToken fence, Pause pause) {
-        return TAGS.fencedDelete(id, fence);
-    }
-
-    @Override
-    protected Set<Operation> operations() {
-        return EnumSet.allOf(Operation.class);
+    protected Writes writes() {
+        return new Writes((id, fence, value) -> TAGS.fencedUpdate(id, fence, Map.of("label", value)),
+                (id, fence, value) -> TAGS.fencedUpsert(id, fence, Map.of("label", value)), TAGS::fencedDelete);
     }
 
     @Override

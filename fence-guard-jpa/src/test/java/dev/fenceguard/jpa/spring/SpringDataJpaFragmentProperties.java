@@ -1,18 +1,14 @@
 package dev.fenceguard.jpa.spring;
 
-import dev.fenceguard.core.FenceToken;
-import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.jpa.RepositoryWritesProperties;
 import dev.fenceguard.jpa.spring.jparepo.Note;
 import dev.fenceguard.jpa.spring.jparepo.NoteRepository;
-import dev.fenceguard.testkit.FencedResourceProperties;
-import java.util.EnumSet;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import net.jqwik.api.lifecycle.AfterContainer;
 
 /** The fenced-resource template on {@link FencedJpaRepository}'s update, upsert and tombstone delete, through Spring and Hibernate on real PostgreSQL. */
-class SpringDataJpaFragmentProperties extends FencedResourceProperties {
+class SpringDataJpaFragmentProperties extends RepositoryWritesProperties {
     private static final SpringContexts SPRING = SpringContexts.jpa("sdjpaprops", Note.DDL);
     private static final NoteRepository NOTES = SPRING.bean(NoteRepository.class);
 
@@ -27,23 +23,9 @@ class SpringDataJpaFragmentProperties extends FencedResourceProperties {
     }
 
     @Override
-    protected WriteOutcome write(String id, FenceToken fence, String value, Pause pause) {
-        return NOTES.fencedUpdate(id, fence, Map.of("body", value));
-    }
-
-    @Override
-    protected WriteOutcome upsert(String id, FenceToken fence, String value, Pause pause) {
-        return NOTES.fencedUpsert(id, fence, Map.of("body", value));
-    }
-
-    @Override
-    protected WriteOutcome delete(String id, FenceToken fence, Pause pause) {
-        return NOTES.fencedDelete(id, fence);
-    }
-
-    @Override
-    protected Set<Operation> operations() {
-        return EnumSet.allOf(Operation.class);
+    protected Writes writes() {
+        return new Writes((id, fence, value) -> NOTES.fencedUpdate(id, fence, Map.of("body", value)),
+                (id, fence, value) -> NOTES.fencedUpsert(id, fence, Map.of("body", value)), NOTES::fencedDelete);
     }
 
     @Override
