@@ -14,6 +14,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.data.repository.core.RepositoryMethodContext;
 import org.springframework.data.repository.core.support.RepositoryMetadataAccess;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -69,7 +70,11 @@ public final class FencedJpaRepositoryImpl implements FencedJpaRepository<Object
     private WriteOutcome run(Function<FencedEntityWriter<?>, WriteOutcome> write) {
         FencedEntityWriter<?> writer = writers.computeIfAbsent(RepositoryMethodContext.getContext().getMetadata().getDomainType(),
                 type -> FencedEntity.of(type).on(em));
-        // REQUIRED: a caller's transaction is joined, so the write commits or rolls back with it.
-        return transactions == null ? write.apply(writer) : transactions.execute(status -> write.apply(writer));
+        if (transactions == null || TransactionSynchronizationManager.isActualTransactionActive()) {
+            // The caller's transaction: joined as it is, so that an argument refused before any statement
+            // does not mark it rollback-only, as a participating TransactionTemplate would.
+            return write.apply(writer);
+        }
+        return transactions.execute(status -> write.apply(writer));
     }
 }

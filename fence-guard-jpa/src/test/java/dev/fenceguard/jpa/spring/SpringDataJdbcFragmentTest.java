@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.jpa.spring.jdbcrepo.BinRepository;
 import dev.fenceguard.jpa.spring.jdbcrepo.Crate;
 import dev.fenceguard.jpa.spring.jdbcrepo.CrateRepository;
 import java.util.Map;
@@ -80,5 +81,9 @@ class SpringDataJdbcFragmentTest {
         assertThatThrownBy(() -> CRATES.fencedUpdate(3000L, FenceToken.of(2), Map.of())).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("assignments must set at least one column");
         assertThat(row(3000)).isEqualTo("x|1|f");
+        // No bins table exists: the refusal comes before any SQL.
+        assertThatThrownBy(() -> SPRING.bean(BinRepository.class).fencedUpdate(1L, FenceToken.of(1), Map.of("fence", 1L)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Bin has a @Version property, which fenced writes "
+                        + "through Spring Data JDBC cannot raise");
     }
 }

@@ -75,6 +75,17 @@ class SpringDataJpaFragmentTest {
     }
 
     @Test
+    void aRefusedArgumentDoesNotSpoilTheCallersTransaction() {
+        PARCELS.save(new Parcel(6, "new"));
+        TX.executeWithoutResult(status -> {
+            assertThatThrownBy(() -> PARCELS.fencedUpdate(6L, FenceToken.of(1), Map.of("colour", "x")))
+                    .isInstanceOf(InvalidDataAccessApiUsageException.class);
+            assertThat(PARCELS.fencedUpdate(6L, FenceToken.of(2), Map.of("status", "after")).isApplied()).isTrue();
+        }); // commits: the refusal above did not mark the transaction rollback-only
+        assertThat(row(6)).isEqualTo("after|2|null|1");
+    }
+
+    @Test
     void badInputFailsBeforeAnyStatementTranslatedAsSpringTranslatesRepositoryErrors() {
         PARCELS.save(new Parcel(4, "new"));
         // Spring Data's repository proxy turns IllegalArgumentException into InvalidDataAccessApiUsageException.
