@@ -249,6 +249,20 @@ class FencedEntityTest {
     }
 
     @Test
+    void pendingChangesOfTheManagedInstanceAreFlushedBeforeTheFencedStatement() {
+        String id = newShipment("new");
+        try (EntityManager em = DB.emf.createEntityManager()) {
+            em.getTransaction().begin();
+            Shipment loaded = em.find(Shipment.class, id);
+            loaded.items = 7; // pending, not flushed yet
+            assertThat(SHIPMENTS.on(em).update(id, f(2), Map.of("status", "fenced")).isApplied()).isTrue();
+            assertThat(loaded.items).as("Hibernate's AUTO flush wrote it before the bulk update; the refresh kept it").isEqualTo(7);
+            em.getTransaction().commit();
+        }
+        assertThat(row(id)).isEqualTo("fenced|7|2|null");
+    }
+
+    @Test
     void aManagedInstanceIsDetachedAfterADeleteSoItsFlushCannotReviveTheRow() {
         String id = newShipment("new");
         try (EntityManager em = DB.emf.createEntityManager()) {
