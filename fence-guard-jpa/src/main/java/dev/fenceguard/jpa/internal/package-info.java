@@ -1,0 +1,2 @@
+/** Internals of fence-guard-jpa; not API. */
+package dev.fenceguard.jpa.internal;
