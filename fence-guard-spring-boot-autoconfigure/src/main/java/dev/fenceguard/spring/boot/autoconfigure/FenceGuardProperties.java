@@ -322,18 +322,19 @@ public class FenceGuardProperties implements Validator {
         }
     }
 
-    /** Fields are named in their Java form; Spring Boot reports them under their kebab-case property. */
+    /** Each message names the property as it is written in application.properties. */
     private static <T> void check(Errors errors, String property, T value, Consumer<T> check) {
         if (value == null) {
             if (property.startsWith("default-") || property.startsWith("postgresql.")) {
-                errors.rejectValue(field(property), "fence-guard.required", property + " must be set");
+                errors.rejectValue(field(property), "fence-guard.required", PREFIX + "." + property + " must be set");
             }
             return;
         }
         try {
             check.accept(value);
         } catch (IllegalArgumentException e) {
-            errors.rejectValue(field(property), "fence-guard.invalid", e.getMessage());
+            errors.rejectValue(field(property), "fence-guard.invalid", "invalid " + PREFIX + "." + property + " '" + value + "': "
+                    + e.getMessage());
         }
     }
 

@@ -39,8 +39,13 @@ final class FenceGuardStartup implements SmartInitializingSingleton, BeanFactory
         }
         PostgresLockTable table = beans.getBean("fenceGuardPostgresLockTable", PostgresLockTable.class);
         if (table.built(backend)) {
-            table.verify(beans.containsBean(FenceGuardFlywayAutoConfiguration.CALLBACK_BEAN));
+            table.verify(beans.containsBean(FenceGuardFlywayAutoConfiguration.CALLBACK_BEAN) && hasFlyway());
         }
+    }
+
+    /** Whether Spring Boot made a Flyway (our callback is a bean whenever Flyway is on the class path). */
+    private boolean hasFlyway() {
+        return beans.getBeanNamesForType(org.flywaydb.core.Flyway.class, false, false).length > 0;
     }
 
     /**
