@@ -6,7 +6,6 @@ import dev.fenceguard.spring.LockNotAcquiredException;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;

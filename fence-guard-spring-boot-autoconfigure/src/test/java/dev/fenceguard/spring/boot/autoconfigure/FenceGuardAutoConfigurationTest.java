@@ -44,6 +44,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -128,6 +129,21 @@ class FenceGuardAutoConfigurationTest {
                     .doesNotHaveBean(FenceGuardFlywayAutoConfiguration.CALLBACK_BEAN);
             assertThat(ctx.getBean(LockClient.class).backend()).isSameAs(own);
         });
+    }
+
+    @Test
+    void withoutTheBackendModulesOnTheClassPathOnlyTheApplicationsBackendIsUsed() {
+        // tried: a DataSource, a Redis client and a Firestore bean, with fence-guard-jdbc, -redis, -firestore,
+        // -migrations and Flyway hidden from the class path
+        InMemoryLockBackend own = new InMemoryLockBackend();
+        redis(postgres()).withClassLoader(new FilteredClassLoader(PostgresLockBackend.class, FenceGuardRedis.class,
+                        FenceGuardFirestore.class, FenceGuardMigrations.class, org.flywaydb.core.Flyway.class))
+                .withBean(LockBackend.class, () -> own)
+                .run(ctx -> {
+                    assertThat(ctx).hasNotFailed().doesNotHaveBean(FenceGuardRedis.class).doesNotHaveBean(TransactionalFencedWrites.class)
+                            .doesNotHaveBean("fenceGuardPostgresLockTable").doesNotHaveBean(FenceGuardFlywayAutoConfiguration.CALLBACK_BEAN);
+                    assertThat(ctx.getBean(LockClient.class).backend()).isSameAs(own);
+                });
     }
 
     @Test
