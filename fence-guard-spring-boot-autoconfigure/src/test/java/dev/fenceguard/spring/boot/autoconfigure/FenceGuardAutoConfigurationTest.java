@@ -147,6 +147,45 @@ class FenceGuardAutoConfigurationTest {
     }
 
     @Test
+    void applicationBeansReplaceEachOfOurs() {
+        LockMetrics metrics = LockMetrics.none();
+        LockObservations observations = LockObservations.none();
+        TransactionalFencedWrites writes = TransactionalFencedWrites.of(schema.dataSource());
+        postgres().withBean(MeterRegistry.class, SimpleMeterRegistry::new).withBean(ObservationRegistry.class, ObservationRegistry::create)
+                .withBean(LockMetrics.class, () -> metrics).withBean(LockObservations.class, () -> observations)
+                .withBean(TransactionalFencedWrites.class, () -> writes)
+                .run(ctx -> {
+                    assertThat(ctx).hasNotFailed().doesNotHaveBean(MicrometerLockMetrics.class).doesNotHaveBean(MicrometerLockObservations.class);
+                    assertThat(ctx.getBean(LockMetrics.class)).isSameAs(metrics);
+                    assertThat(ctx.getBean(LockObservations.class)).isSameAs(observations);
+                    assertThat(ctx.getBean(TransactionalFencedWrites.class)).isSameAs(writes);
+                });
+        redis(runner).withUserConfiguration(OwnRedis.class).run(ctx -> {
+            assertThat(ctx).hasNotFailed().hasSingleBean(FenceGuardRedis.class);
+            assertThat(((RedisLockBackend) ctx.getBean(LockBackend.class)).keyPrefix()).isEqualTo(OwnRedis.PREFIX);
+        });
+    }
+
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    static class OwnRedis {
+        static final String PREFIX = REDIS_PREFIX + "own:";
+
+        @org.springframework.context.annotation.Bean
+        FenceGuardRedis ownFenceGuardRedis(RedisClient client) {
+            return FenceGuardRedis.builder(client).withKeyPrefix(PREFIX).withFenceKeyPrefix(REDIS_PREFIX + "ownf:").build();
+        }
+    }
+
+    @Test
+    void theFlywayCallbackIsLeftOutWhenTurnedOffOrWhenAnotherStoreHoldsTheLocks() {
+        postgres().run(ctx -> assertThat(ctx).hasBean(FenceGuardFlywayAutoConfiguration.CALLBACK_BEAN));
+        postgres().withPropertyValues("fence-guard.postgresql.flyway=false")
+                .run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(FenceGuardFlywayAutoConfiguration.CALLBACK_BEAN));
+        redis(postgres()).withPropertyValues("fence-guard.backend=redis")
+                .run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(FenceGuardFlywayAutoConfiguration.CALLBACK_BEAN));
+    }
+
+    @Test
     void anApplicationLockClientReplacesOurs() {
         LockClient own = LockClient.of(new InMemoryLockBackend());
         postgres().withBean(LockClient.class, () -> own).run(ctx -> {
