@@ -1,0 +1,51 @@
+package dev.fenceguard.spring.boot.autoconfigure;
+
+import dev.fenceguard.core.LockClient;
+import dev.fenceguard.spring.FencedLock;
+import dev.fenceguard.spring.internal.FencedLockAdvisor;
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.type.AnnotationMetadata;
+
+/**
+ * Applies {@link FencedLock} to the application's beans when there is a {@link LockClient}: an advisor
+ * ordered before Spring's transaction advice ({@code fence-guard.annotation.order}), and the
+ * infrastructure auto-proxy creator if the application has none yet (the same one
+ * {@code @EnableTransactionManagement} registers). {@code fence-guard.annotation.enabled=false} turns it off.
+ *
+ * @since 0.3
+ */
+@AutoConfiguration(after = FenceGuardAutoConfiguration.class)
+@ConditionalOnBean(LockClient.class)
+@ConditionalOnBooleanProperty(name = "fence-guard.annotation.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(FenceGuardProperties.class)
+@Import(FenceGuardAnnotationAutoConfiguration.ProxyCreator.class)
+public final class FenceGuardAnnotationAutoConfiguration {
+
+    FenceGuardAnnotationAutoConfiguration() {}
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static FencedLockAdvisor fenceGuardFencedLockAdvisor(ObjectProvider<LockClient> client, FenceGuardProperties properties) {
+        return new FencedLockAdvisor(client::getObject, properties.getDefaultTtl(), properties.getDefaultWait(),
+                properties.getAnnotation().getOrder());
+    }
+
+    /** Registers an auto-proxy creator for infrastructure advisors unless a stronger one is there. */
+    static final class ProxyCreator implements ImportBeanDefinitionRegistrar {
+        @Override
+        public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+            AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+        }
+    }
+}

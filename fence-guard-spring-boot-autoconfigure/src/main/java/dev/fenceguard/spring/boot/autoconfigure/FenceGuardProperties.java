@@ -1,0 +1,366 @@
+package dev.fenceguard.spring.boot.autoconfigure;
+
+import dev.fenceguard.core.FenceStrategy;
+import dev.fenceguard.core.internal.Checks;
+import dev.fenceguard.core.internal.SqlIdentifiers;
+import java.time.Duration;
+import java.util.function.Consumer;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.Ordered;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
+
+/**
+ * The {@code fence-guard.*} settings of the Spring Boot auto-configuration. Values are checked when the
+ * application starts, before any backend is built: an invalid one fails startup with a message that
+ * names the property, its value and what is wrong (settings that only a backend module understands,
+ * such as the Redis key prefix, are checked by that module's builder when the backend is built, and the
+ * failure names the property as well).
+ *
+ * @since 0.3
+ */
+@ConfigurationProperties(prefix = FenceGuardProperties.PREFIX)
+public class FenceGuardProperties implements Validator {
+
+    /** The prefix of every property here. */
+    public static final String PREFIX = "fence-guard";
+
+    /** Which store holds the locks when the application has more than one. */
+    public enum Backend {
+        /** A {@code PostgresLockBackend} over the application's {@code DataSource}. */
+        POSTGRESQL,
+        /** A Redis lock backend over the application's Lettuce {@code RedisClient} or {@code LettuceConnectionFactory}. */
+        REDIS,
+        /** A Firestore lock backend over the application's {@code Firestore}. */
+        FIRESTORE
+    }
+
+    /**
+     * The lock backend. Needed only when the application has more than one of a DataSource, a Redis
+     * client and a Firestore; with exactly one, that one is used.
+     */
+    private Backend backend;
+
+    /** TTL of a @FencedLock lease whose annotation sets none. */
+    private Duration defaultTtl = Duration.ofSeconds(30);
+
+    /** How long a @FencedLock method waits for the lock when its annotation sets no wait. */
+    private Duration defaultWait = Duration.ofSeconds(5);
+
+    /** How long one acquire or lookup call may take (1 ms to 10 min); the client's default (10 s) when unset. */
+    private Duration callTimeout;
+
+    /** How long a release may take before the lock is left to expire (1 ms to 10 min); the client's default (2 s) when unset. */
+    private Duration releaseTimeout;
+
+    /**
+     * How fences are chosen (dense or clock-floored); the backend's default when unset: DENSE on
+     * PostgreSQL, CLOCK_FLOORED on Redis. Firestore keeps its documents forever and has no such choice.
+     */
+    private FenceStrategy fenceStrategy;
+
+    private final Postgresql postgresql = new Postgresql();
+    private final Redis redis = new Redis();
+    private final Firestore firestore = new Firestore();
+    private final Metrics metrics = new Metrics();
+    private final Observations observations = new Observations();
+    private final Annotation annotation = new Annotation();
+
+    public Backend getBackend() {
+        return backend;
+    }
+
+    public void setBackend(Backend backend) {
+        this.backend = backend;
+    }
+
+    public Duration getDefaultTtl() {
+        return defaultTtl;
+    }
+
+    public void setDefaultTtl(Duration defaultTtl) {
+        this.defaultTtl = defaultTtl;
+    }
+
+    public Duration getDefaultWait() {
+        return defaultWait;
+    }
+
+    public void setDefaultWait(Duration defaultWait) {
+        this.defaultWait = defaultWait;
+    }
+
+    public Duration getCallTimeout() {
+        return callTimeout;
+    }
+
+    public void setCallTimeout(Duration callTimeout) {
+        this.callTimeout = callTimeout;
+    }
+
+    public Duration getReleaseTimeout() {
+        return releaseTimeout;
+    }
+
+    public void setReleaseTimeout(Duration releaseTimeout) {
+        this.releaseTimeout = releaseTimeout;
+    }
+
+    public FenceStrategy getFenceStrategy() {
+        return fenceStrategy;
+    }
+
+    public void setFenceStrategy(FenceStrategy fenceStrategy) {
+        this.fenceStrategy = fenceStrategy;
+    }
+
+    public Postgresql getPostgresql() {
+        return postgresql;
+    }
+
+    public Redis getRedis() {
+        return redis;
+    }
+
+    public Firestore getFirestore() {
+        return firestore;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    public Observations getObservations() {
+        return observations;
+    }
+
+    public Annotation getAnnotation() {
+        return annotation;
+    }
+
+    /** Settings of the PostgreSQL lock backend. */
+    public static class Postgresql {
+        /** Schema of the lock table. */
+        private String schema = "public";
+        /** Name of the lock table. */
+        private String table = "fence_guard_locks";
+        /**
+         * Whether Spring Boot's Flyway run also creates or upgrades the lock table (needs
+         * fence-guard-migrations and spring-boot-flyway on the class path and spring.flyway.enabled).
+         */
+        private boolean flyway = true;
+        /** Whether startup fails when the lock table does not exist (checked once, after Flyway has run). */
+        private boolean verifyTable = true;
+
+        public String getSchema() {
+            return schema;
+        }
+
+        public void setSchema(String schema) {
+            this.schema = schema;
+        }
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public boolean isFlyway() {
+            return flyway;
+        }
+
+        public void setFlyway(boolean flyway) {
+            this.flyway = flyway;
+        }
+
+        public boolean isVerifyTable() {
+            return verifyTable;
+        }
+
+        public void setVerifyTable(boolean verifyTable) {
+            this.verifyTable = verifyTable;
+        }
+    }
+
+    /** Settings of the Redis lock backend and fenced writes. */
+    public static class Redis {
+        /** Prefix of every lock key (the module's default, fg:, when unset). */
+        private String keyPrefix;
+        /** Prefix of the fence keys of fenced writes (the module's default when unset). */
+        private String fenceKeyPrefix;
+        /** Bound on one fenced write (the module's default, 10 s, when unset). */
+        private Duration writeTimeout;
+
+        public String getKeyPrefix() {
+            return keyPrefix;
+        }
+
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+
+        public String getFenceKeyPrefix() {
+            return fenceKeyPrefix;
+        }
+
+        public void setFenceKeyPrefix(String fenceKeyPrefix) {
+            this.fenceKeyPrefix = fenceKeyPrefix;
+        }
+
+        public Duration getWriteTimeout() {
+            return writeTimeout;
+        }
+
+        public void setWriteTimeout(Duration writeTimeout) {
+            this.writeTimeout = writeTimeout;
+        }
+    }
+
+    /** Settings of the Firestore lock backend and fenced writes. */
+    public static class Firestore {
+        /** Collection of the lock documents (the module's default when unset). */
+        private String collection;
+        /** Bound on one fenced write (the module's default, 10 s, when unset). */
+        private Duration writeTimeout;
+
+        public String getCollection() {
+            return collection;
+        }
+
+        public void setCollection(String collection) {
+            this.collection = collection;
+        }
+
+        public Duration getWriteTimeout() {
+            return writeTimeout;
+        }
+
+        public void setWriteTimeout(Duration writeTimeout) {
+            this.writeTimeout = writeTimeout;
+        }
+    }
+
+    /** Micrometer meters. */
+    public static class Metrics {
+        /** Whether lock and fenced-write meters go to the application's MeterRegistry (when there is one). */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
+    /** Micrometer observations (traces). */
+    public static class Observations {
+        /** Whether lock operations and fenced writes are observed through the application's ObservationRegistry (when there is one). */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
+    /** The @FencedLock annotation. */
+    public static class Annotation {
+        /** Whether methods annotated with @FencedLock run under the lock. */
+        private boolean enabled = true;
+        /**
+         * Order of the @FencedLock advice. It must come before (be lower than) the order of the
+         * transaction advice, so that the lock is taken before the transaction begins; startup fails
+         * otherwise.
+         */
+        private int order = Ordered.LOWEST_PRECEDENCE - 1000;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public int getOrder() {
+            return order;
+        }
+
+        public void setOrder(int order) {
+            this.order = order;
+        }
+    }
+
+    @Override
+    public boolean supports(Class<?> type) {
+        return FenceGuardProperties.class.isAssignableFrom(type);
+    }
+
+    /** Rejects values the lock client or a backend would refuse, naming the property (Spring Boot adds the prefix). */
+    @Override
+    public void validate(Object target, Errors errors) {
+        FenceGuardProperties p = (FenceGuardProperties) target;
+        check(errors, "default-ttl", p.defaultTtl, v -> Checks.ttl(v, "@FencedLock default"));
+        check(errors, "default-wait", p.defaultWait, v -> Checks.maxWait(v, "@FencedLock default"));
+        check(errors, "call-timeout", p.callTimeout, FenceGuardProperties::timeout);
+        check(errors, "release-timeout", p.releaseTimeout, FenceGuardProperties::timeout);
+        check(errors, "postgresql.schema", p.postgresql.schema, v -> SqlIdentifiers.require("schema", v));
+        check(errors, "postgresql.table", p.postgresql.table, v -> SqlIdentifiers.require("table", v));
+        check(errors, "redis.write-timeout", p.redis.writeTimeout, FenceGuardProperties::positive);
+        check(errors, "firestore.write-timeout", p.firestore.writeTimeout, FenceGuardProperties::positive);
+        if (p.fenceStrategy != null && p.backend == Backend.FIRESTORE) {
+            errors.rejectValue("fenceStrategy", "fence-guard.unsupported", "Firestore has no fence strategy to choose (its documents"
+                    + " are never deleted); remove fence-guard.fence-strategy");
+        }
+    }
+
+    /** Each message names the property as it is written in application.properties. */
+    private static <T> void check(Errors errors, String property, T value, Consumer<T> check) {
+        if (value == null) {
+            if (property.startsWith("default-") || property.startsWith("postgresql.")) {
+                errors.rejectValue(field(property), "fence-guard.required", PREFIX + "." + property + " must be set");
+            }
+            return;
+        }
+        try {
+            check.accept(value);
+        } catch (IllegalArgumentException e) {
+            errors.rejectValue(field(property), "fence-guard.invalid", "invalid " + PREFIX + "." + property + " '" + value + "': "
+                    + e.getMessage());
+        }
+    }
+
+    private static String field(String property) {
+        StringBuilder b = new StringBuilder();
+        boolean upper = false;
+        for (char c : property.toCharArray()) {
+            if (c == '-') {
+                upper = true;
+            } else {
+                b.append(upper ? Character.toUpperCase(c) : c);
+                upper = false;
+            }
+        }
+        return b.toString();
+    }
+
+    private static void timeout(Duration d) {
+        if (d.compareTo(Duration.ofMillis(1)) < 0 || d.compareTo(Duration.ofMinutes(10)) > 0) {
+            throw new IllegalArgumentException("must be between 1 ms and 10 minutes, was " + d);
+        }
+    }
+
+    private static void positive(Duration d) {
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException("must be positive, was " + d);
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** The {@code @FencedLock} advice; not for users. */
+package dev.fenceguard.spring.internal;
