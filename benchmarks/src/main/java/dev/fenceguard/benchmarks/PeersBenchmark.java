@@ -63,13 +63,15 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  *
  * <p>Each thread count runs all peers of a store in turn, {@code rounds} times after one warm-up pass,
  * and reports every round and each peer's median. Arguments:
- * {@code [seconds-per-phase=3] [rounds=3] [threads=1,8] [stores=redis,postgres] [scale=false]};
+ * {@code [seconds-per-phase=3] [rounds=3] [threads=1,8] [stores=redis,postgres] [scale=false] [peers=all]};
  * {@code scale=true} adds the 1e3 vs 1e6 keys latency and the memory per idle key (Redis) and row
- * (PostgreSQL). Servers: {@link TestRedis#server()}, {@link TestPostgres#server()}.
+ * (PostgreSQL); {@code peers}, if given, keeps the floor and the peers whose name contains it (for a
+ * profile of one of them). Servers: {@link TestRedis#server()}, {@link TestPostgres#server()}.
  */
 public final class PeersBenchmark {
 
     private static final Duration TTL = Duration.ofSeconds(30);
+    private static String only = "";
     private static final int KEYS_PER_THREAD = 250;
     private static final String COMPARE_AND_DELETE =
             "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
@@ -80,6 +82,7 @@ public final class PeersBenchmark {
         int[] threads = Arrays.stream((args.length > 2 ? args[2] : "1,8").split(",")).mapToInt(Integer::parseInt).toArray();
         List<String> stores = List.of((args.length > 3 ? args[3] : "redis,postgres").split(","));
         boolean scale = args.length > 4 && Boolean.parseBoolean(args[4]);
+        only = args.length > 5 ? args[5] : "";
         System.out.printf(Locale.ROOT, "%.1f s per phase, %d rounds after a warm-up pass, threads %s, %d cores%n",
                 seconds, rounds, Arrays.toString(threads), Runtime.getRuntime().availableProcessors());
         if (stores.contains("redis")) {
@@ -149,7 +152,9 @@ public final class PeersBenchmark {
 
             Map<String, Double> commands = new LinkedHashMap<>();
             for (Map.Entry<String, Harness.Op> peer : peers.entrySet()) {
-                commands.put(peer.getKey(), commandsPerOp(redis, peer.getValue()));
+                if (commands.isEmpty() || peer.getKey().contains(only)) {
+                    commands.put(peer.getKey(), commandsPerOp(redis, peer.getValue()));
+                }
             }
             for (int n : threads) {
                 run("Redis", n, seconds, rounds, peers, commands);
@@ -315,6 +320,13 @@ public final class PeersBenchmark {
     private static void run(String store, int threads, double seconds, int rounds, Map<String, Harness.Op> peers,
             Map<String, Double> commands) throws Exception {
         Harness h = new Harness(threads, seconds);
+        Map<String, Harness.Op> chosen = new LinkedHashMap<>();
+        peers.forEach((name, op) -> {
+            if (chosen.isEmpty() || name.contains(only)) {
+                chosen.put(name, op);
+            }
+        });
+        peers = chosen;
         List<Harness.Op> ops = new ArrayList<>(peers.values());
         for (Harness.Op op : ops) {
             h.measure(op);
