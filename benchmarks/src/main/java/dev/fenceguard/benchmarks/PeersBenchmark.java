@@ -5,9 +5,11 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockId;
+import dev.fenceguard.core.LockKey;
 import dev.fenceguard.jdbc.PostgresLockBackend;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.redis.FenceGuardRedis;
+import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import dev.fenceguard.testkit.servers.TestRedis;
 import io.lettuce.core.RedisClient;
@@ -132,6 +134,16 @@ public final class PeersBenchmark {
                 }
             });
             peers.put("fence-guard LockClient", (t, i) -> release(locks, locks.tryAcquire(key("", t, i), TTL)));
+            // Diagnostic: the backend alone (the SPI, waited on), to tell the client's cost from the scripts'.
+            BlockingBackend backend = BlockingBackend.of(fenceGuard.lockBackend());
+            peers.put("fence-guard backend alone (diagnostic)", (t, i) -> {
+                LockKey key = LockKey.of(key("", t, i));
+                LockId id = LockId.random();
+                backend.tryAcquire(key, id, TTL).orElseThrow(() -> new IllegalStateException("not acquired"));
+                if (!backend.release(key, id)) {
+                    throw new IllegalStateException("release failed");
+                }
+            });
             peers.put("Spring RedisLockRegistry", (t, i) -> tryLockUnlock(registry.obtain(key("", t, i))));
             peers.put("ShedLock RedisLockProvider", (t, i) -> shedlock.lock(new LockConfiguration(Instant.now(), key("", t, i), TTL,
                     Duration.ZERO)).orElseThrow(() -> new IllegalStateException("not locked")).unlock());
