@@ -131,6 +131,22 @@ class RedisLockLayoutTest {
     }
 
     @Test
+    void aCounterThatIsNotANumberFailsTheAcquireAndIsLeftAsItWas() {
+        String prefix = TestRedis.keyPrefix("layout");
+        try (FenceGuardRedis redis = FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(prefix).build();
+                StatefulRedisConnection<String, String> admin = RedisSupport.shared().connect()) {
+            RedisLockBackend backend = redis.lockBackend();
+            admin.sync().set(backend.fenceKeyOf("garbled"), "not a number");
+            assertThatThrownBy(() -> BlockingBackend.of(backend).tryAcquire(LockKey.of("garbled"), LockId.random(), TTL))
+                    .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.getMessage()).contains("does not hold a number"));
+            assertThat(admin.sync().exists(backend.lockKeyOf("garbled"))).as("no lock").isZero();
+            assertThat(admin.sync().get(backend.fenceKeyOf("garbled"))).isEqualTo("not a number");
+        } finally {
+            RedisSupport.deleteKeys(prefix);
+        }
+    }
+
+    @Test
     void anAcquireAndAReleaseTakeSixRedisCommandsWithTheClockFloor() {
         // A private server, so that no other client's commands are counted. EVALSHA counts, and so does
         // every command a script runs.

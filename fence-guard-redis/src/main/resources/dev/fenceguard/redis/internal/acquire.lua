@@ -56,7 +56,19 @@ if not ok then
   redis.call('DEL', KEYS[1])
   return redis.error_reply(counter.err or tostring(counter))
 end
+local function undo()
+  redis.call('DEL', KEYS[1])
+  if counter then
+    redis.call('SET', KEYS[2], counter)
+  else
+    redis.call('DEL', KEYS[2])
+  end
+end
 local last = tonumber(counter or '0')
+if not last then
+  undo()
+  return redis.error_reply('ERR the fence counter ' .. KEYS[2] .. ' does not hold a number')
+end
 if counter and last < start then
   return {1, start, expiry}
 end
@@ -68,14 +80,6 @@ end
 --     before the loss, so the fence is taken from the next tick.
 -- Waiting is a busy loop on TIME of at most one tick in the common case and MAX_WAIT ticks at worst;
 -- a counter further ahead than that means the clock went back, and the counter alone still rises.
-local function undo()
-  redis.call('DEL', KEYS[1])
-  if counter then
-    redis.call('SET', KEYS[2], counter)
-  else
-    redis.call('DEL', KEYS[2])
-  end
-end
 local nextf = last + 1
 local target = nextf
 if not counter then
