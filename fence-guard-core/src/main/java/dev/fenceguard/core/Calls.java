@@ -17,10 +17,12 @@ final class Calls {
 
     /**
      * The bounds of calls on the system clock: one sweep timer for every call in flight, since a timer
-     * task per call woke the timer thread on most calls (see {@link Deadlines}). Other time sources
-     * (manual clocks in tests) get a task per call through {@link TimeSource#schedule}.
+     * task per call woke the timer thread on most calls (see {@link Deadlines}). Sweeps run on the
+     * {@code fence-guard-timer} thread, so a call that times out completes there, as before. Other time
+     * sources (manual clocks in tests) get a task per call through {@link TimeSource#schedule}.
      */
-    private static final Deadlines DEADLINES = new Deadlines();
+    private static final Deadlines DEADLINES = new Deadlines(System::nanoTime,
+            (delayNanos, sweep) -> SystemTimeSource.INSTANCE.schedule(Duration.ofNanos(delayNanos), sweep));
     /** Bounds beyond this (about 73 years) are waited as this, so that deadlines cannot overflow. */
     private static final long LONGEST_NANOS = Long.MAX_VALUE / 4;
 

@@ -18,8 +18,9 @@ import java.util.function.LongSupplier;
  * registers its deadline in a concurrent set (and removes it when answered); a sweep is scheduled for
  * the earliest deadline only when it is earlier than the one already armed, so a steady stream of calls
  * with equal timeouts schedules about one sweep per timeout period. A sweep fires the expired calls'
- * actions and re-arms for the earliest deadline left. Sweeps run on the JDK's shared delay scheduler
- * thread, one at a time; actions must not block.
+ * actions and re-arms for the earliest deadline left. Sweeps run on the scheduler's thread (the JDK's
+ * shared delay scheduler for {@link #Deadlines()}, which the Redis module uses; the lock client passes
+ * its own timer), one at a time; actions must not block.
  */
 public final class Deadlines {
 
@@ -35,7 +36,7 @@ public final class Deadlines {
     }
 
     /** Runs a task after a delay; the JDK's shared delay scheduler in production, a hand-driven one in tests. */
-    interface Scheduler {
+    public interface Scheduler {
         void schedule(long delayNanos, Runnable task);
     }
 
@@ -53,7 +54,8 @@ public final class Deadlines {
         this(System::nanoTime, (delay, task) -> CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(task));
     }
 
-    Deadlines(LongSupplier clock, Scheduler scheduler) {
+    /** On {@code clock} (nanoseconds, like {@link System#nanoTime()}), with sweeps run by {@code scheduler}. */
+    public Deadlines(LongSupplier clock, Scheduler scheduler) {
         this.clock = clock;
         this.scheduler = scheduler;
     }
