@@ -19,8 +19,14 @@ final class Harness {
         void run(int thread, long iteration) throws Exception;
     }
 
-    /** Throughput and latency of one timed phase. */
-    record Phase(double opsPerSecond, long p50Micros, long p99Micros) {}
+    /**
+     * Throughput and latency of one timed phase, and the client CPU per operation: the process CPU time
+     * over the phase (every thread of the JVM: GC, JIT, the drivers' I/O threads) over the operations.
+     */
+    record Phase(double opsPerSecond, long p50Micros, long p99Micros, double cpuMicrosPerOp) {}
+
+    private static final com.sun.management.OperatingSystemMXBean OS =
+            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
     private final int threads;
     private final double seconds;
@@ -65,6 +71,7 @@ final class Harness {
                 }
             }));
         }
+        long cpu0 = OS.getProcessCpuTime();
         long t0 = System.nanoTime();
         start.countDown();
         Thread.sleep((long) (seconds * 1000));
@@ -73,25 +80,37 @@ final class Harness {
             w.join();
         }
         double elapsed = (System.nanoTime() - t0) / 1e9;
+        long cpu = OS.getProcessCpuTime() - cpu0;
         if (failure[0] != null) {
             throw failure[0];
         }
         long[] all = samples.stream().flatMapToLong(a -> Arrays.stream(a).takeWhile(v -> v > 0)).sorted().toArray();
-        return new Phase(count.sum() / elapsed, all[all.length / 2] / 1000, all[(int) (all.length * 0.99)] / 1000);
+        return new Phase(count.sum() / elapsed, all[all.length / 2] / 1000, all[(int) (all.length * 0.99)] / 1000,
+                cpu / 1000.0 / count.sum());
     }
 
     /** Runs A and B alternately {@code rounds} times and returns the median phase of each. */
     Phase[] compare(int rounds, Op a, Op b) throws Exception {
-        List<Phase> as = new ArrayList<>();
-        List<Phase> bs = new ArrayList<>();
-        for (int r = 0; r < rounds; r++) {
-            as.add(measure(a));
-            bs.add(measure(b));
-        }
-        return new Phase[] {median(as), median(bs)};
+        return compare(rounds, List.of(a, b)).stream().map(Harness::median).toArray(Phase[]::new);
     }
 
-    private static Phase median(List<Phase> phases) {
+    /**
+     * Runs every op once per round, in turn, {@code rounds} times; returns each op's phases, in the order
+     * of {@code ops}, so that a caller can report every round and not only the median.
+     */
+    List<List<Phase>> compare(int rounds, List<Op> ops) throws Exception {
+        List<List<Phase>> phases = new ArrayList<>();
+        ops.forEach(op -> phases.add(new ArrayList<>()));
+        for (int r = 0; r < rounds; r++) {
+            for (int o = 0; o < ops.size(); o++) {
+                phases.get(o).add(measure(ops.get(o)));
+            }
+        }
+        return phases;
+    }
+
+    /** The phase of median throughput. */
+    static Phase median(List<Phase> phases) {
         List<Phase> sorted = new ArrayList<>(phases);
         sorted.sort((x, y) -> Double.compare(x.opsPerSecond(), y.opsPerSecond()));
         return sorted.get(sorted.size() / 2);

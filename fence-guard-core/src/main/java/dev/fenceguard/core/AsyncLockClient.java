@@ -262,7 +262,7 @@ public final class AsyncLockClient implements Lease.Owner {
                 () -> backend.release(lease.key(), lease.lockId(), releaseTimeout), null)
                 .whenComplete((released, error) -> {
                     end(observed, error, released == null ? null : released ? "released" : "not_held");
-                    if (error == null) {
+                    if (error == null && log.isDebugEnabled()) { // redacted() hashes: not for a line nobody logs
                         log.debug("released lock '{}' fence {} lock {}: {}", lease.key(), lease.fence().value(),
                                 lease.lockId().redacted(), released ? "was live" : "was not live");
                     }
@@ -415,7 +415,9 @@ public final class AsyncLockClient implements Lease.Owner {
             }
             Lease lease = new Lease(this, time, key, lockId, FenceToken.of(fence), ttl, grant.get().expiresAt(), sent);
             metrics.leaseStarted(backend.name());
-            log.debug("acquired lock '{}' fence {} lock {} until {}", key, fence, lockId.redacted(), lease.expiresAt());
+            if (log.isDebugEnabled()) { // redacted() hashes (SHA-256) on every acquire otherwise, logged or not
+                log.debug("acquired lock '{}' fence {} lock {} until {}", key, fence, lockId.redacted(), lease.expiresAt());
+            }
             if (!out.complete(Optional.of(lease))) {
                 releaseQuietly(lease); // cancelled while the call was out
             }

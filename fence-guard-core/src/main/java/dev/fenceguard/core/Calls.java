@@ -1,5 +1,6 @@
 package dev.fenceguard.core;
 
+import dev.fenceguard.core.internal.Deadlines;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
@@ -14,6 +15,22 @@ import java.util.function.Supplier;
 /** Backend calls bounded in time, and the blocking wait of the blocking face. */
 final class Calls {
 
+    /**
+     * The bounds of calls on the system clock: one sweep timer for every call in flight, since a timer
+     * task per call woke the timer thread on most calls (see {@link Deadlines}). Sweeps run on the
+     * {@code fence-guard-timer} thread, so a call that times out completes there, as before. Other time
+     * sources (manual clocks in tests) get a task per call through {@link TimeSource#schedule}.
+     */
+    private static final Deadlines DEADLINES = new Deadlines(System::nanoTime,
+            (delayNanos, sweep) -> SystemTimeSource.INSTANCE.schedule(Duration.ofNanos(delayNanos), sweep));
+    /** Bounds beyond this (about 73 years) are waited as this, so that deadlines cannot overflow. */
+    private static final long LONGEST_NANOS = Long.MAX_VALUE / 4;
+
+    /** A bound that can be lifted once the answer is in. */
+    private interface Bound {
+        void lift();
+    }
+
     private Calls() {}
 
     /**
@@ -27,7 +44,7 @@ final class Calls {
             Supplier<? extends CompletionStage<T>> call, Consumer<T> late) {
         CompletableFuture<T> out = new CompletableFuture<>();
         // The bound starts before the request leaves: whoever sees the request sent also sees its timer set.
-        Future<?> timer = time.schedule(timeout, () -> out.completeExceptionally(new FenceGuardException(ErrorCode.TIMEOUT,
+        Bound timer = bound(time, timeout, () -> out.completeExceptionally(new FenceGuardException(ErrorCode.TIMEOUT,
                 key.value(), operation + " got no answer within " + timeout + "; gave up waiting")));
         CompletionStage<T> raw;
         try {
@@ -35,20 +52,30 @@ final class Calls {
         } catch (RuntimeException | Error e) {
             // An Error too (an assertion, a blocking-call detector): on a timer thread it would otherwise
             // end the retry or renewal chain silently and leave the caller's stage pending for ever.
-            timer.cancel(false);
+            timer.lift();
             if (e instanceof VirtualMachineError vm) {
                 throw vm;
             }
             return CompletableFuture.failedFuture(e);
         }
         raw.whenComplete((value, error) -> {
-            timer.cancel(false);
+            timer.lift();
             boolean taken = error != null ? out.completeExceptionally(unwrap(error)) : out.complete(value);
             if (!taken && error == null && late != null) {
                 late.accept(value);
             }
         });
         return out;
+    }
+
+    private static Bound bound(TimeSource time, Duration timeout, Runnable onExpiry) {
+        if (time == SystemTimeSource.INSTANCE) {
+            long nanos = timeout.compareTo(Duration.ofNanos(LONGEST_NANOS)) > 0 ? LONGEST_NANOS : timeout.toNanos();
+            Deadlines.Entry deadline = DEADLINES.add(System.nanoTime() + nanos, onExpiry);
+            return () -> DEADLINES.remove(deadline);
+        }
+        Future<?> task = time.schedule(timeout, onExpiry);
+        return () -> task.cancel(false);
     }
 
     /** The exception inside a stage's completion wrapper. */

@@ -36,8 +36,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each operation is one Lua script (EVALSHA, EVAL on NOSCRIPT), atomic on the server, with every
  * key it touches in {@code KEYS}. A lock uses two keys with one hash tag, so one Cluster slot:
- * {@code <prefix>{<key>}:lock} (value {@code <lock id>:<fence>}, expiring by {@code PX}) and
- * {@code <prefix>{<key>}:fence} (the persistent counter). Expiry is the server's.
+ * {@code <prefix>{<key>}:lock} (value {@code <lock id>:<fence>:<expiry ms>}, expiring at that server
+ * instant by {@code PXAT}) and {@code <prefix>{<key>}:fence} (the persistent counter). Expiry is the
+ * server's. An acquire and a release take six Redis commands together, the two {@code EVALSHA}s
+ * included: {@code TIME}, {@code SET NX PXAT} and {@code SET .. GET} on the counter; {@code GETDEL}.
  *
  * <p>Redis forgets: a restart without persistence, a FLUSHALL, a failover to a replica that lagged.
  * The default {@link FenceStrategy#CLOCK_FLOORED} keeps fences rising anyway by flooring them with the
@@ -63,7 +65,14 @@ public final class RedisLockBackend implements LockBackend {
 
     private static final Script ACQUIRE_DENSE = acquireScript(FenceStrategy.DENSE);
     private static final Script ACQUIRE_FLOORED = acquireScript(FenceStrategy.CLOCK_FLOORED);
-    private static final Script RELEASE = Script.load("release");
+    /**
+     * How long a release that finds another holder's lock taken by a build before 0.3 (whose value does
+     * not record its expiry) keeps it: longer rather than shorter than its lease, so that the lock stays
+     * exclusive; its holder's own release or extension still applies. Only a rolling upgrade meets it.
+     */
+    static final long LEGACY_RESTORE_MILLIS = 600_000;
+
+    private static final Script RELEASE = Script.load("release", java.util.Map.of("LEGACY_RESTORE_MS", Long.toString(LEGACY_RESTORE_MILLIS)));
     private static final Script EXTEND = Script.load("extend");
     private static final Script LOOKUP = Script.load("lookup");
 
@@ -118,12 +127,12 @@ public final class RedisLockBackend implements LockBackend {
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         String tag = RedisKeys.tag(prefix, key);
         CompletableFuture<Optional<Grant>> call = redis.multi(acquire, key.value(), new String[] {tag + ":lock", tag + ":fence"},
-                lockId.value(), Long.toString(ttl.toMillis())).thenCompose(r -> granted(key, lockId, ttl, r));
+                lockId.value(), Long.toString(ttl.toMillis())).thenCompose(r -> granted(key, lockId, r));
         return RedisHandle.bounded(call, timeout, key.value(), "acquire",
                 late -> late.ifPresent(grant -> undo(key, lockId, timeout, "grant")));
     }
 
-    private CompletableFuture<Optional<Grant>> granted(LockKey key, LockId lockId, Duration ttl, List<Object> r) {
+    private CompletableFuture<Optional<Grant>> granted(LockKey key, LockId lockId, List<Object> r) {
         long status = (Long) r.get(0);
         if (status == -1) {
             return CompletableFuture.failedFuture(new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(),
@@ -136,7 +145,7 @@ public final class RedisLockBackend implements LockBackend {
         if (status == 0) {
             return CompletableFuture.completedFuture(Optional.empty());
         }
-        Optional<Grant> grant = Optional.of(new Grant((Long) r.get(1), Instant.ofEpochMilli((Long) r.get(2) + ttl.toMillis())));
+        Optional<Grant> grant = Optional.of(new Grant((Long) r.get(1), Instant.ofEpochMilli((Long) r.get(2))));
         if (replicas == 0) {
             return CompletableFuture.completedFuture(grant);
         }

@@ -2,6 +2,7 @@ package dev.fenceguard.redis.internal;
 
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.internal.Deadlines;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;

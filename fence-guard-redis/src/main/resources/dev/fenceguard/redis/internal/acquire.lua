@@ -2,7 +2,9 @@
 -- ARGV[1] lock id, ARGV[2] ttl ms. FLOORED, EPOCH_US, US_PER_FENCE, MAX_WAIT, SPIN_LIMIT and MAX_FENCE
 -- are filled in when the script is loaded (one variant per fence strategy), which keeps the per-call
 -- arguments short.
--- Returns {status, fence, server now ms}: status 1 acquired, 0 held, -1 fences exhausted (fence = last),
+-- The lock value is '<lock id>:<fence>:<expiry ms>' and the key expires at that instant (PXAT): a release
+-- that finds another holder's lock can put it back exactly as it was (see release.lua).
+-- Returns {status, fence, expiry server ms}: status 1 acquired, 0 held, -1 fences exhausted (fence = last),
 -- -2 the server clock did not advance while the script waited for it (no lock taken).
 -- Numbers stay below 2^53, so Lua's doubles hold them exactly; '%.0f' avoids exponent notation.
 local function micros()
@@ -12,49 +14,98 @@ end
 local function floor_at(us)
   return math.floor((us - ${EPOCH_US}) / ${US_PER_FENCE})
 end
+local function text(n)
+  return string.format('%.0f', n)
+end
+local ttl = tonumber(ARGV[2])
 local us = micros()
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  return {0, 0, math.floor(us / 1000)}
+local expiry = math.floor(us / 1000) + ttl
+local function lock(fence, mode)
+  return redis.call('SET', KEYS[1], ARGV[1] .. ':' .. text(fence) .. ':' .. text(expiry), mode, 'PXAT', expiry)
 end
-local counter = redis.call('GET', KEYS[2])
+
+if not ${FLOORED} then
+  if redis.call('EXISTS', KEYS[1]) == 1 then
+    return {0, 0, expiry}
+  end
+  local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+  if last + 1 > ${MAX_FENCE} then
+    return {-1, last, expiry}
+  end
+  lock(last + 1, 'NX')
+  redis.call('SET', KEYS[2], text(last + 1))
+  return {1, last + 1, expiry}
+end
+
+-- Clock-floored. The common case takes three commands: TIME, the lock (SET NX, which is also the "held"
+-- check) and the counter (SET .. GET, which reads the last fence while it writes the guess). The guess is
+-- the floor of this instant, the fence the rules below give whenever the counter exists and is behind
+-- the floor, as it is unless the key was locked within this tick, its counter was lost, or the clock
+-- went back. Otherwise the fence is worked out from the counter read and both keys are written again;
+-- nobody sees the guess, as a script runs alone.
+local start = floor_at(us)
+if start > ${MAX_FENCE} then
+  return {-1, start, expiry}
+end
+if not lock(start, 'NX') then
+  return {0, 0, expiry}
+end
+local ok, counter = pcall(redis.call, 'SET', KEYS[2], text(start), 'GET')
+if not ok then
+  -- Not a string counter: leave no lock behind and report the server's error.
+  redis.call('DEL', KEYS[1])
+  return redis.error_reply(counter.err or tostring(counter))
+end
+local function undo()
+  redis.call('DEL', KEYS[1])
+  if counter then
+    redis.call('SET', KEYS[2], counter)
+  else
+    redis.call('DEL', KEYS[2])
+  end
+end
 local last = tonumber(counter or '0')
+if not last then
+  undo()
+  return redis.error_reply('ERR the fence counter ' .. KEYS[2] .. ' does not hold a number')
+end
+if counter and last < start then
+  return {1, start, expiry}
+end
+
+-- Two rules make the floor strictly rise across data loss (see FenceStrategy.CLOCK_FLOORED):
+-- (1) no fence is issued before the floor has reached it, so every fence is <= the floor of the
+--     instant it was issued at; a counter a few ticks ahead (two acquisitions in one tick) waits;
+-- (2) without a counter (lost, or a new key) the floor of this tick may already have been issued
+--     before the loss, so the fence is taken from the next tick.
+-- Waiting is a busy loop on TIME of at most one tick in the common case and MAX_WAIT ticks at worst;
+-- a counter further ahead than that means the clock went back, and the counter alone still rises.
 local nextf = last + 1
-if ${FLOORED} then
-  -- Two rules make the floor strictly rise across data loss (see FenceStrategy.CLOCK_FLOORED):
-  -- (1) no fence is issued before the floor has reached it, so every fence is <= the floor of the
-  --     instant it was issued at; a counter a few ticks ahead (two acquisitions in one tick) waits;
-  -- (2) without a counter (lost, or a new key) the floor of this tick may already have been issued
-  --     before the loss, so the fence is taken from the next tick.
-  -- Waiting is a busy loop on TIME of at most one tick in the common case and MAX_WAIT ticks at worst;
-  -- a counter further ahead than that means the clock went back, and the counter alone still rises.
-  local start = floor_at(us)
-  local target = nextf
-  if not counter then
-    target = start + 1
-  end
-  local floor = start
-  if target > floor and target - floor <= ${MAX_WAIT} then
-    local spins = 0
-    while floor < target do
-      spins = spins + 1
-      if spins > ${SPIN_LIMIT} then
-        return {-2, last, math.floor(us / 1000)}
-      end
-      us = micros()
-      floor = floor_at(us)
+local target = nextf
+if not counter then
+  target = start + 1
+end
+local floor = start
+if target > floor and target - floor <= ${MAX_WAIT} then
+  local spins = 0
+  while floor < target do
+    spins = spins + 1
+    if spins > ${SPIN_LIMIT} then
+      undo()
+      return {-2, last, expiry}
     end
-  end
-  if floor > nextf then
-    nextf = floor
+    us = micros()
+    floor = floor_at(us)
   end
 end
-local now = math.floor(us / 1000)
+if floor > nextf then
+  nextf = floor
+end
 if nextf > ${MAX_FENCE} then
-  return {-1, last, now}
+  undo()
+  return {-1, last, expiry}
 end
-local text = string.format('%.0f', nextf)
-if not redis.call('SET', KEYS[1], ARGV[1] .. ':' .. text, 'NX', 'PX', ARGV[2]) then
-  return {0, 0, now}
-end
-redis.call('SET', KEYS[2], text)
-return {1, nextf, now}
+expiry = math.floor(us / 1000) + ttl
+lock(nextf, 'XX')
+redis.call('SET', KEYS[2], text(nextf))
+return {1, nextf, expiry}

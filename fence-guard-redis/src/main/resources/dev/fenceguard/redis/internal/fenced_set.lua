@@ -5,15 +5,24 @@
 -- Returns the fence when applied, or minus the stored fence when stale (a stored fence is never 0
 -- then: every fence >= 1 is admitted over 0). A missing fence key counts as 0. One integer reply is
 -- cheaper to decode than a list, and this is the hot path.
-local stored = tonumber(redis.call('GET', KEYS[2]) or '0')
+-- The fence key is written as it is read (SET .. GET), on the guess that the write applies, as writes
+-- under a live lease do: three commands where a GET then a SET took four. A stale write puts the fence
+-- key back as it was; a script runs alone, so nobody sees the guess. On a fence key of another type
+-- SET .. GET fails with WRONGTYPE before anything is written.
+local old = redis.call('SET', KEYS[2], ARGV[2], 'GET')
+local stored = tonumber(old or '0')
 if redis.call('TYPE', KEYS[1])['ok'] == 'hash' then
   local h = tonumber(redis.call('HGET', KEYS[1], ARGV[4]) or '0')
   if h > stored then stored = h end
 end
 local f = tonumber(ARGV[2])
 if (ARGV[3] == '1' and f <= stored) or (ARGV[3] ~= '1' and f < stored) then
+  if old then
+    redis.call('SET', KEYS[2], old)
+  else
+    redis.call('DEL', KEYS[2])
+  end
   return -stored
 end
 redis.call('SET', KEYS[1], ARGV[1])
-redis.call('SET', KEYS[2], ARGV[2])
 return f

@@ -1,4 +1,4 @@
-package dev.fenceguard.redis.internal;
+package dev.fenceguard.core.internal;
 
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -8,21 +8,24 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
- * Timeouts of calls in flight, with one timer task for all of them rather than one per call.
+ * Timeouts of calls in flight, with one timer task for all of them rather than one per call: the lock
+ * client's bounds on backend calls and the Redis module's bounds on commands.
  *
- * <p>Why not {@code CompletableFuture.orTimeout} per call: scheduling and cancelling a task per call on
- * a scheduled executor wakes its thread whenever the queue was empty, a context switch per Redis call;
- * on a busy two-core machine that cost a quarter of acquire+release throughput. Here a call only
+ * <p>Why not {@code CompletableFuture.orTimeout} or a scheduled executor task per call: scheduling and
+ * cancelling a task per call wakes the timer thread whenever the queue was empty, a context switch per
+ * call; on a busy two-core machine that cost a quarter of Redis acquire+release throughput (first in
+ * the Redis module, and again, with two such bounds per call, in the lock client above it). Here a call only
  * registers its deadline in a concurrent set (and removes it when answered); a sweep is scheduled for
  * the earliest deadline only when it is earlier than the one already armed, so a steady stream of calls
  * with equal timeouts schedules about one sweep per timeout period. A sweep fires the expired calls'
- * actions and re-arms for the earliest deadline left. Sweeps run on the JDK's shared delay scheduler
- * thread, one at a time; actions must not block.
+ * actions and re-arms for the earliest deadline left. Sweeps run on the scheduler's thread (the JDK's
+ * shared delay scheduler for {@link #Deadlines()}, which the Redis module uses; the lock client passes
+ * its own timer), one at a time; actions must not block.
  */
-final class Deadlines {
+public final class Deadlines {
 
     /** One registered call: its deadline on {@link System#nanoTime()} and what to do when it passes. */
-    static final class Entry {
+    public static final class Entry {
         final long deadline;
         final Runnable onExpiry;
 
@@ -33,7 +36,7 @@ final class Deadlines {
     }
 
     /** Runs a task after a delay; the JDK's shared delay scheduler in production, a hand-driven one in tests. */
-    interface Scheduler {
+    public interface Scheduler {
         void schedule(long delayNanos, Runnable task);
     }
 
@@ -47,17 +50,18 @@ final class Deadlines {
     private final Scheduler scheduler;
 
     /** On {@link System#nanoTime()} and the JDK's shared delay scheduler. */
-    Deadlines() {
+    public Deadlines() {
         this(System::nanoTime, (delay, task) -> CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(task));
     }
 
-    Deadlines(LongSupplier clock, Scheduler scheduler) {
+    /** On {@code clock} (nanoseconds, like {@link System#nanoTime()}), with sweeps run by {@code scheduler}. */
+    public Deadlines(LongSupplier clock, Scheduler scheduler) {
         this.clock = clock;
         this.scheduler = scheduler;
     }
 
     /** Registers {@code onExpiry} to run once {@code deadline} has passed, unless removed first. */
-    Entry add(long deadline, Runnable onExpiry) {
+    public Entry add(long deadline, Runnable onExpiry) {
         Entry e = new Entry(deadline, onExpiry);
         pending.add(e); // before reading armedAt: a sweep that resets it iterates after, and sees e
         arm(deadline);
@@ -65,7 +69,7 @@ final class Deadlines {
     }
 
     /** The call answered: forget it. */
-    void remove(Entry e) {
+    public void remove(Entry e) {
         pending.remove(e);
     }
 

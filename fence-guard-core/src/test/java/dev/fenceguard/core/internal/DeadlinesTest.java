@@ -1,4 +1,4 @@
-package dev.fenceguard.redis.internal;
+package dev.fenceguard.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
