@@ -44,9 +44,10 @@ import org.slf4j.LoggerFactory;
  * {@code INSERT .. ON DUPLICATE KEY UPDATE .. RETURNING}: MariaDB's {@code RETURNING} (10.5+) hands back
  * the row as the statement left it, so a grant, a refusal and the fence come back in one round trip.
  * {@code ON DUPLICATE KEY UPDATE} has no {@code WHERE}; whether the lock is free is decided once, in the
- * first assignment, into a session variable ({@code @fg_won}) that the later assignments and
- * {@code RETURNING} read (assignments run left to right; a column assigned earlier would change the
- * answer). Extend uses the same form, since MariaDB has no {@code UPDATE .. RETURNING}: extending a key
+ * first assignment, into a session variable ({@code @fg_won}) that the later assignments read
+ * (assignments run left to right; a column assigned earlier would change the answer). {@code RETURNING}
+ * tells a grant by the row holding the caller's lock id, acquired at the statement's own {@code NOW(6)}.
+ * Extend uses the same form, since MariaDB has no {@code UPDATE .. RETURNING}: extending a key
  * that has no row leaves a free row with fence 0, as if it had been released before its first lock.
  * Release is an {@code UPDATE}, lookup a {@code SELECT}.
  *
@@ -99,20 +100,24 @@ public final class MariaDbLockBackend implements LockBackend {
         String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
         String nextFence = strategy == FenceStrategy.DENSE ? "fence + 1" : "GREATEST(fence + 1, " + floor + ")";
         String free = "(lock_id IS NULL OR expires_at <= NOW(6))";
-        // The VALUES row is built before the duplicate is found, so @fg_won is 1 for an insert and is then
-        // decided again, by the first assignment, for an existing row.
+        // RETURNING reads the row as the statement left it. It was granted if it holds our lock id and was acquired
+        // at this statement's NOW(6): a lease of ours that was already live (the same lock id) was acquired earlier.
+        // (@fg_won itself is not returned: on a connection where it was never set, RETURNING reads it as NULL.)
         this.acquireSql = "INSERT INTO " + table + " (lock_key, fence, lock_id, expires_at, acquired_at) "
-                + "VALUES (?, IF(@fg_won := 1, " + firstFence + ", 0), ?, " + expiry + ", NOW(6)) "
+                + "VALUES (?, " + firstFence + ", ?, " + expiry + ", NOW(6)) "
                 + "ON DUPLICATE KEY UPDATE lock_id = IF(@fg_won := (" + free + " AND " + nextFence + " <= " + FenceToken.MAX_VALUE
                 + "), VALUES(lock_id), lock_id), fence = IF(@fg_won, " + nextFence + ", fence), "
                 + "expires_at = IF(@fg_won, VALUES(expires_at), expires_at), acquired_at = IF(@fg_won, VALUES(acquired_at), acquired_at) "
-                + "RETURNING @fg_won, fence, expires_at, " + free + " AND " + nextFence + " > " + FenceToken.MAX_VALUE + ", " + nextFence;
+                + "RETURNING lock_id = ? AND acquired_at = NOW(6), fence, expires_at, " + free + " AND " + nextFence + " > "
+                + FenceToken.MAX_VALUE + ", " + nextFence;
         this.releaseSql = "UPDATE " + table + " SET lock_id = NULL, expires_at = NULL "
                 + "WHERE lock_key = ? AND lock_id = ? AND expires_at > NOW(6)";
         this.extendSql = "INSERT INTO " + table + " (lock_key, fence, lock_id, expires_at, acquired_at) "
-                + "VALUES (?, IF(@fg_won := 0, 0, 0), NULL, NULL, NULL) "
-                + "ON DUPLICATE KEY UPDATE expires_at = IF(@fg_won := (lock_id = ? AND expires_at > NOW(6)), " + expiry + ", expires_at) "
-                + "RETURNING @fg_won, expires_at";
+                + "VALUES (?, 0, NULL, NULL, NULL) "
+                + "ON DUPLICATE KEY UPDATE expires_at = IF(lock_id = ? AND expires_at > NOW(6), " + expiry + ", expires_at) "
+                // Extended iff the row now holds our lock id and a future expiry: a refused row is unchanged, and
+                // was refused for lacking exactly that.
+                + "RETURNING lock_id = ? AND expires_at > NOW(6), expires_at";
         this.lookupSql = "SELECT fence, expires_at FROM " + table + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > NOW(6)";
     }
 
@@ -143,6 +148,7 @@ public final class MariaDbLockBackend implements LockBackend {
                 ps.setBytes(1, bytes(key));
                 ps.setString(2, lockId.value());
                 ps.setLong(3, micros(ttl));
+                ps.setString(4, lockId.value());
                 try (ResultSet rs = returned(ps)) {
                     if (!rs.next()) {
                         throw new SQLException("the acquire statement returned no row", "HY000");
@@ -178,6 +184,7 @@ public final class MariaDbLockBackend implements LockBackend {
                 ps.setBytes(1, bytes(key));
                 ps.setString(2, lockId.value());
                 ps.setLong(3, micros(ttl));
+                ps.setString(4, lockId.value());
                 try (ResultSet rs = returned(ps)) {
                     return rs.next() && rs.getLong(1) == 1 ? Optional.of(instant(rs, 2)) : Optional.<Instant>empty();
                 }
@@ -190,7 +197,7 @@ public final class MariaDbLockBackend implements LockBackend {
         return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> {
             try (PreparedStatement ps = bounded(c, lookupSql, left)) {
                 ps.setBytes(1, bytes(key));
-                try (ResultSet rs = ps.executeQuery()) {
+                try (ResultSet rs = returned(ps)) {
                     return rs.next() ? Optional.of(new LockInfo(key, FenceToken.of(rs.getLong(1)), instant(rs, 2)))
                             : Optional.<LockInfo>empty();
                 }
@@ -208,7 +215,10 @@ public final class MariaDbLockBackend implements LockBackend {
         return "MariaDbLockBackend[" + table + ", " + strategy + ", " + executor + "]";
     }
 
-    /** The rows of an {@code INSERT .. RETURNING} (MySQL Connector/J refuses {@code executeQuery} for an INSERT). */
+    /**
+     * The rows of a statement behind {@code SET STATEMENT}: MySQL Connector/J refuses {@code executeQuery} for
+     * what does not start with {@code SELECT}.
+     */
     private static ResultSet returned(PreparedStatement ps) throws SQLException {
         if (!ps.execute()) {
             throw new SQLException("the statement returned no rows (is the server MariaDB 10.5 or newer?)", "HY000");

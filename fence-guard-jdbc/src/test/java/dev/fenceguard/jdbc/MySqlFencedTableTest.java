@@ -114,7 +114,7 @@ class MySqlFencedTableTest {
             assertThat(w.update(1L, f(3), status("paid"))).as("same values, same fence: 0 changed rows, still applied")
                     .isEqualTo(new Applied(resource("orders", 1), 3));
             assertThat(w.claim(1L, f(3))).as("a claim with the fence the row holds changes nothing, applied").isInstanceOf(Applied.class);
-            assertThat(w.update(1L, f(2), status("zombie"))).isEqualTo(new Stale(resource("orders", 1), 2, 3));
+            assertThat(w.update(1L, f(2), status("zombie"))).isEqualTo(new Stale(resource("orders", 1), 2, 3, FencePolicy.SAME_OR_NEWER));
             assertThat(w.update(42L, f(9), status("x"))).isEqualTo(new NotFound(resource("orders", 42)));
             assertThat(row("orders", 1)).isEqualTo("paid|3|0");
         }
@@ -125,7 +125,7 @@ class MySqlFencedTableTest {
             FencedWriter w = orders().build().on(DSL.using(CountingStatements.of(db.ds, statements), SQLDialect.MARIADB));
             assertThat(w.upsert(10L, f(5), status("created"))).isInstanceOf(Applied.class);
             assertThat(w.upsert(10L, f(5), status("created"))).as("same values again").isInstanceOf(Applied.class);
-            assertThat(w.upsert(10L, f(4), status("zombie"))).isEqualTo(new Stale(resource("orders", 10), 4, 5));
+            assertThat(w.upsert(10L, f(4), status("zombie"))).isEqualTo(new Stale(resource("orders", 10), 4, 5, FencePolicy.SAME_OR_NEWER));
             assertThat(w.upsert(10L, f(6), status("replaced"))).isInstanceOf(Applied.class);
             assertThat(w.upsert(1L, f(1), status("over a NULL fence"))).as("NULL counts as 0").isInstanceOf(Applied.class);
             assertThat(statements).as("one statement per upsert, stale included").hasValue(5);
@@ -155,7 +155,7 @@ class MySqlFencedTableTest {
                 String table = encoding == FenceEncoding.TEXT ? "notes_text" : "notes";
                 assertThat(w.delete(7L, f(5))).isEqualTo(new Applied(resource(table, 7), 5));
                 assertThat(w.delete(7L, f(5))).as("again, changing nothing").isInstanceOf(Applied.class);
-                assertThat(w.upsert(7L, f(4), Assignments.of("body", "zombie"))).isEqualTo(new Stale(resource(table, 7), 4, 5));
+                assertThat(w.upsert(7L, f(4), Assignments.of("body", "zombie"))).isEqualTo(new Stale(resource(table, 7), 4, 5, FencePolicy.SAME_OR_NEWER));
                 assertThat(w.update(7L, f(4), Assignments.of("body", "zombie"))).isInstanceOf(Stale.class);
                 assertThat(w.claim(7L, f(4))).isInstanceOf(Stale.class);
                 assertThat(w.delete(7L, f(4))).isInstanceOf(Stale.class);
@@ -196,7 +196,7 @@ class MySqlFencedTableTest {
             Map<Object, WriteOutcome> out = w.updateAll(List.of(1L, 2L, 3L, 4L, 1L), f(3), status("bulk"));
             assertThat(out).containsOnlyKeys(1L, 2L, 3L, 4L);
             assertThat(out.get(1L)).isInstanceOf(Applied.class);
-            assertThat(out.get(2L)).isEqualTo(new Stale(resource("orders", 2), 3, 9));
+            assertThat(out.get(2L)).isEqualTo(new Stale(resource("orders", 2), 3, 9, FencePolicy.SAME_OR_NEWER));
             assertThat(out.get(3L)).isInstanceOf(NotFound.class);
             assertThat(out.get(4L)).isInstanceOf(NotFound.class);
         }

@@ -62,9 +62,14 @@ public final class MySqlFencing implements FencingDialect {
         return "mysql";
     }
 
+    /**
+     * MariaDB's: jOOQ renders MySQL's upsert with the 8.0.19 row alias ({@code VALUES (..) AS excluded}),
+     * which MariaDB refuses, while these statements in MariaDB's rendering are also valid MySQL (they use
+     * no {@code VALUES()} function). A caller's {@code DSLContext} renders them in its own dialect.
+     */
     @Override
     public SQLDialect jooqDialect() {
-        return SQLDialect.MYSQL;
+        return SQLDialect.MARIADB;
     }
 
     @Override
