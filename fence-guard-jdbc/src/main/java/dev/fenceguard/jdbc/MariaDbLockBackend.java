@@ -7,7 +7,6 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
-import dev.fenceguard.core.internal.Redacted;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
@@ -28,8 +27,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A lock backend on a MariaDB table (10.5 or newer; tested on 10.11), one row per lock key, with the
@@ -76,8 +73,6 @@ import org.slf4j.LoggerFactory;
  * @since 0.3
  */
 public final class MariaDbLockBackend implements LockBackend {
-
-    private static final Logger log = LoggerFactory.getLogger(MariaDbLockBackend.class);
 
     private final Executor executor;
     private final BoundedJdbc calls;
@@ -252,8 +247,7 @@ public final class MariaDbLockBackend implements LockBackend {
 
     /** A grant that arrived after the call timed out reached nobody: free it rather than leave it to its TTL. */
     private void undoLateGrant(LockKey key, LockId lockId, Duration timeout) {
-        release(key, lockId, timeout).whenComplete((released, error) -> log.debug("lock '{}' (lock {}): late grant undone: {}",
-                key, lockId.redacted(), error == null ? released : Redacted.describe(error)));
+        BoundedJdbc.undoneLateGrant(release(key, lockId, timeout), key, lockId);
     }
 
     /** Options for a {@link MariaDbLockBackend}. Not thread-safe; {@link #build()} copies. */

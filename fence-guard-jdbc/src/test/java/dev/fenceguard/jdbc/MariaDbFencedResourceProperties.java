@@ -1,19 +1,14 @@
 package dev.fenceguard.jdbc;
 
-import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
-import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.testkit.FencedResourceProperties;
-import java.util.EnumSet;
-import java.util.Optional;
-import java.util.Set;
+import javax.sql.DataSource;
 import net.jqwik.api.lifecycle.AfterContainer;
 
 /**
  * The fenced-resource template on FencedWriter update, upsert and tombstone delete over real MariaDB,
  * through MySQL Connector/J with its default found-row counts (the storm covers changed-row counts).
  */
-class MariaDbFencedResourceProperties extends FencedResourceProperties {
+class MariaDbFencedResourceProperties extends SqlResourceTemplate {
 
     private static final MariaTestSupport MARIA = new MariaTestSupport("sqlprops", "mysql", "");
     private static final FencedTable TABLE;
@@ -34,33 +29,27 @@ class MariaDbFencedResourceProperties extends FencedResourceProperties {
     }
 
     @Override
-    protected void create(String id) throws Exception {
-        MARIA.exec("INSERT INTO " + MARIA.q("resources") + " (id, value) VALUES ('" + id + "', '" + initialValue() + "')");
+    FencedTable table() {
+        return TABLE;
     }
 
     @Override
-    protected WriteOutcome write(String id, FenceToken fence, String value, Pause pause) {
-        return TABLE.on(MARIA.ds).update(id, fence, Assignments.of("value", value));
+    DataSource ds() {
+        return MARIA.ds;
     }
 
     @Override
-    protected WriteOutcome upsert(String id, FenceToken fence, String value, Pause pause) {
-        return TABLE.on(MARIA.ds).upsert(id, fence, Assignments.of("value", value));
+    String resources() {
+        return MARIA.q("resources");
     }
 
     @Override
-    protected WriteOutcome delete(String id, FenceToken fence, Pause pause) {
-        return TABLE.on(MARIA.ds).delete(id, fence);
+    void exec(String sql) throws Exception {
+        MARIA.exec(sql);
     }
 
     @Override
-    protected Set<Operation> operations() {
-        return EnumSet.allOf(Operation.class);
-    }
-
-    @Override
-    protected Optional<String> read(String id) throws Exception {
-        return Optional.ofNullable(MARIA.one("SELECT value FROM " + MARIA.q("resources") + " WHERE id = '" + id
-                + "' AND deleted IS NOT TRUE"));
+    String one(String sql) {
+        return MARIA.one(sql);
     }
 }

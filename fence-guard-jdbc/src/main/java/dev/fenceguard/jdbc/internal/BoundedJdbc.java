@@ -244,6 +244,16 @@ public final class BoundedJdbc {
         }
     }
 
+    /**
+     * Logs the end of {@code release}, the release of a grant that arrived after its call had timed out and
+     * so reached nobody (freed rather than left to its TTL).
+     */
+    public static void undoneLateGrant(java.util.concurrent.CompletionStage<Boolean> release, dev.fenceguard.core.LockKey key,
+            dev.fenceguard.core.LockId lockId) {
+        release.whenComplete((released, error) -> log.debug("lock '{}' (lock {}): late grant undone: {}",
+                key, lockId.redacted(), error == null ? released : Redacted.describe(error)));
+    }
+
     private static void rollbackQuietly(Connection c) {
         try {
             c.rollback();

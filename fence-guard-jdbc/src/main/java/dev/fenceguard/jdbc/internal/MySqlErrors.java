@@ -2,7 +2,6 @@ package dev.fenceguard.jdbc.internal;
 
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
-import dev.fenceguard.core.internal.Redacted;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
@@ -77,16 +76,12 @@ public final class MySqlErrors {
         String facts = facts(source);
         String hint = source.getErrorCode() == 1146
                 ? " (does the table exist? create it with FenceGuardMigrations or your own Flyway)" : "";
-        return new FenceGuardException(code(e), key, operation + " failed: " + facts + hint, redacted(source, facts));
+        return new FenceGuardException(code(e), key, operation + " failed: " + facts + hint, SqlCauses.redacted(source, facts));
     }
 
     /** {@link #map(SQLException, String, String)} for any exception, as {@link PgErrors#map(Throwable, String, String)}. */
     public static FenceGuardException map(Throwable e, String key, String operation) {
-        if (e instanceof FenceGuardException own) {
-            return own;
-        }
-        return SqlCauses.of(e).map(sql -> map(sql, key, operation)).orElseGet(() -> new FenceGuardException(ErrorCode.INTERNAL,
-                key, operation + " failed: " + e.getClass().getName(), Redacted.chain(e, 0)));
+        return SqlCauses.map(e, key, operation, MySqlErrors::map);
     }
 
     /** The column a {@code NOT NULL} refusal named, if the server's message is one of the forms that name one. */
@@ -119,12 +114,5 @@ public final class MySqlErrors {
             out.append(" (server message withheld: it may quote row contents)");
         }
         return out.toString();
-    }
-
-    private static SQLException redacted(SQLException e, String facts) {
-        SQLException copy = new SQLException(e.getClass().getName() + ": " + facts, e.getSQLState(), e.getErrorCode());
-        copy.setStackTrace(e.getStackTrace());
-        copy.initCause(Redacted.chain(e.getCause(), 0));
-        return copy;
     }
 }

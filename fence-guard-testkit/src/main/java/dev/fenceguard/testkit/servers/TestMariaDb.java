@@ -138,16 +138,7 @@ public final class TestMariaDb {
 
     static List<String> query(String url, String sql) {
         try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            List<String> out = new ArrayList<>();
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                StringBuilder row = new StringBuilder();
-                for (int i = 1; i <= n; i++) {
-                    row.append(i > 1 ? "|" : "").append(rs.getString(i));
-                }
-                out.add(row.toString());
-            }
-            return out;
+            return Rows.of(rs);
         } catch (SQLException e) {
             throw new IllegalStateException("on MariaDB: " + sql + ": " + e.getMessage(), e);
         }
