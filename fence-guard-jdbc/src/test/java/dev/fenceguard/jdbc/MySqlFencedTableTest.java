@@ -16,6 +16,11 @@ import dev.fenceguard.core.WriteOutcome.Stale;
 import java.sql.Connection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -199,6 +204,38 @@ class MySqlFencedTableTest {
             assertThat(out.get(2L)).isEqualTo(new Stale(resource("orders", 2), 3, 9, FencePolicy.SAME_OR_NEWER));
             assertThat(out.get(3L)).isInstanceOf(NotFound.class);
             assertThat(out.get(4L)).isInstanceOf(NotFound.class);
+        }
+
+        @Test
+        void concurrentDeleteOfAbsentKeyAndStaleUpsertAlwaysEndDeletedUnderTheNewerFence() throws Exception {
+            // The delete of an absent key takes three statements here (update, read, insert if absent): a stale
+            // upsert that inserts the row in between must still end deleted under fence 5.
+            FencedTable table = FencedTable.builder(db.db.name(), "notes", "id", "fence_token").withKeyType(Long.class)
+                    .withTombstoneColumn("fence_deleted").withMetrics(LockMetrics.none()).build();
+            int rounds = 40;
+            CyclicBarrier start = new CyclicBarrier(2);
+            ExecutorService pool = Executors.newFixedThreadPool(2);
+            try {
+                Future<List<WriteOutcome>> deletes = pool.submit(() -> each(rounds, start, id -> table.on(db.ds).delete(id, f(5))));
+                Future<List<WriteOutcome>> zombies = pool.submit(() -> each(rounds, start,
+                        id -> table.on(db.ds).upsert(id, f(4), Assignments.of("body", "zombie"))));
+                assertThat(deletes.get(2, TimeUnit.MINUTES)).allMatch(Applied.class::isInstance);
+                assertThat(zombies.get(2, TimeUnit.MINUTES)).allMatch(o -> o instanceof Applied || o instanceof Stale);
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(db.rows("SELECT DISTINCT CONCAT(fence_token, ':', fence_deleted) FROM " + db.q("notes"))).containsExactly("5:1");
+            assertThat(db.one("SELECT COUNT(*) FROM " + db.q("notes"))).isEqualTo(String.valueOf(rounds));
+        }
+
+        private static List<WriteOutcome> each(int rounds, CyclicBarrier start, java.util.function.LongFunction<WriteOutcome> write)
+                throws Exception {
+            List<WriteOutcome> out = new java.util.ArrayList<>();
+            for (long id = 100; id < 100 + rounds; id++) {
+                start.await(1, TimeUnit.MINUTES);
+                out.add(write.apply(id));
+            }
+            return out;
         }
 
         @Test
