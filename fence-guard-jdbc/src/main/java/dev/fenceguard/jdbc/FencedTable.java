@@ -9,6 +9,8 @@ import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.jdbc.internal.FencedStatements;
 import dev.fenceguard.jdbc.internal.FencingDialect;
+import dev.fenceguard.jdbc.internal.Dialects;
+import dev.fenceguard.jdbc.internal.MySqlFencing;
 import dev.fenceguard.jdbc.internal.PostgresFencing;
 import dev.fenceguard.jdbc.internal.WriteTarget;
 import java.sql.Connection;
@@ -45,7 +47,9 @@ import org.jooq.impl.SQLDataType;
  * <p>The write rule of {@link FencePolicy} is applied inside each SQL statement, so the data and the
  * stored fence change together or not at all; a NULL stored fence counts as 0. Writes run in the
  * transaction of the {@link DSLContext} or {@link Connection} you pass to {@link #on}, or each in its
- * own statement on a {@link DataSource}. PostgreSQL only ({@code ON CONFLICT}, {@code RETURNING}).
+ * own statement on a {@link DataSource}. PostgreSQL 13+ ({@code ON CONFLICT}, {@code RETURNING}), and
+ * MySQL and MariaDB (guarded {@code ON DUPLICATE KEY UPDATE}; see {@code docs/mysql-mariadb.md} for how
+ * each write runs there), told apart by the {@code DSLContext}'s dialect or the connection's metadata.
  *
  * <p>Deletes need a tombstone column ({@link Builder#withTombstoneColumn(String)}, a
  * {@code BOOLEAN NOT NULL DEFAULT FALSE}): a fenced delete marks the row and keeps its fence, so a
@@ -64,19 +68,29 @@ import org.jooq.impl.SQLDataType;
  */
 public final class FencedTable {
 
+    /** The PostgreSQL statements; also the table's definition for everything that is the same on every database. */
     private final FencedStatements statements;
+    private final FencedStatements mysql;
     private final FencePolicy policy;
     private final FenceEncoding encoding;
 
-    @SuppressWarnings("unchecked")
     private FencedTable(Builder b) {
         this.policy = b.policy;
         this.encoding = b.encoding;
-        FencingDialect dialect = PostgresFencing.INSTANCE;
-        WriteRule rule = new WriteRule(policy, encoding, b.metrics != null ? b.metrics : LockMetrics.automatic(), dialect.resourceType(),
+        this.statements = statements(b, PostgresFencing.INSTANCE);
+        this.mysql = statements(b, MySqlFencing.INSTANCE);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static FencedStatements statements(Builder b, FencingDialect dialect) {
+        WriteRule rule = new WriteRule(b.policy, b.encoding, b.metrics != null ? b.metrics : LockMetrics.automatic(), dialect.resourceType(),
                 b.observations);
-        this.statements = new FencedStatements(b.table, (Field<Object>) b.key, (Field<Object>) b.fence, Optional.ofNullable(b.tombstone),
+        return new FencedStatements(b.table, (Field<Object>) b.key, (Field<Object>) b.fence, Optional.ofNullable(b.tombstone),
                 rule, dialect);
+    }
+
+    private FencedStatements on(FencingDialect dialect) {
+        return dialect == PostgresFencing.INSTANCE ? statements : mysql;
     }
 
     /**
@@ -140,30 +154,46 @@ public final class FencedTable {
         return statements.rule().encode(fence);
     }
 
-    /** Writes through {@code ctx}, in whatever transaction it runs (PostgreSQL dialect required). */
+    /**
+     * Writes through {@code ctx}, in whatever transaction it runs; the statements are those of its
+     * dialect (PostgreSQL, MySQL or MariaDB).
+     *
+     * @throws IllegalArgumentException if {@code ctx} has another dialect
+     */
     public FencedWriter on(DSLContext ctx) {
         Objects.requireNonNull(ctx, "ctx");
-        FencingDialect dialect = statements.dialect();
-        if (!dialect.accepts(ctx.dialect())) {
-            throw new IllegalArgumentException("fenced writes need the " + dialect.jooqDialect().family() + " dialect, the DSLContext has "
-                    + ctx.dialect());
-        }
-        return new FencedWriter(statements, WriteTarget.of(ctx, dialect), statements.rendering(ctx));
+        FencingDialect dialect = Dialects.of(ctx.dialect()).orElseThrow(() -> new IllegalArgumentException(
+                "fenced writes need the POSTGRES, MYSQL or MARIADB dialect, the DSLContext has " + ctx.dialect()));
+        FencedStatements s = on(dialect);
+        return new FencedWriter(s, WriteTarget.of(ctx, dialect), s.rendering(ctx));
     }
 
-    /** Writes on {@code connection}, inside its current transaction; never commits or rolls back. */
+    /**
+     * Writes on {@code connection}, inside its current transaction; never commits or rolls back. The
+     * database is told by the connection's metadata (the product name, which the drivers know without a
+     * round trip).
+     *
+     * @throws IllegalArgumentException if the connection is to another database than PostgreSQL, MySQL or MariaDB
+     */
     public FencedWriter on(Connection connection) {
         Objects.requireNonNull(connection, "connection");
-        return new FencedWriter(statements, WriteTarget.of(connection, statements.dialect()), statements.defaultRendering());
+        FencedStatements s = on(Dialects.of(connection));
+        return new FencedWriter(s, WriteTarget.of(connection, s.dialect()), s.defaultRendering());
     }
 
     /**
      * Writes on connections from {@code dataSource}, one per write; a write is committed before it
-     * returns (the backend commits if the pool hands out connections with auto-commit off).
+     * returns (the backend commits if the pool hands out connections with auto-commit off). The database
+     * is told by the metadata of the first connection fence-guard takes from {@code dataSource}, once per
+     * {@code DataSource} for the life of the JVM (the first {@code on} for it takes one connection).
+     *
+     * @throws IllegalArgumentException if the data source is for another database than PostgreSQL, MySQL or MariaDB
+     * @throws dev.fenceguard.core.FenceGuardException if its first connection cannot be had
      */
     public FencedWriter on(DataSource dataSource) {
         Objects.requireNonNull(dataSource, "dataSource");
-        return new FencedWriter(statements, WriteTarget.of(dataSource, statements.dialect()), statements.defaultRendering());
+        FencedStatements s = on(Dialects.of(dataSource));
+        return new FencedWriter(s, WriteTarget.of(dataSource, s.dialect()), s.defaultRendering());
     }
 
     @Override
@@ -290,7 +320,7 @@ public final class FencedTable {
 
         /**
          * Where each fenced write is observed: one {@code fenceguard.write} observation per write, with
-         * {@code backend} {@code postgres}, {@code resource.type} the table's qualified name, the
+         * {@code backend} {@code postgres} or {@code mysql} (MySQL and MariaDB), {@code resource.type} the table's qualified name, the
          * {@code operation} ({@code update}, {@code claim}, {@code upsert}, {@code delete},
          * {@code update_all}) and the {@code outcome}. Pass the object given to
          * {@link dev.fenceguard.core.LockClient.Builder#withObservations}, so that a write made in the work

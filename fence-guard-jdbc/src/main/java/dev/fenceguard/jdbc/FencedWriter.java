@@ -10,6 +10,7 @@ import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.core.spi.WriteObservation;
 import dev.fenceguard.jdbc.internal.FencedStatements;
 import dev.fenceguard.jdbc.internal.FencedStatements.Row;
+import dev.fenceguard.jdbc.internal.FencingDialect;
 import dev.fenceguard.jdbc.internal.FencingDialect.TombstoneWrite;
 import dev.fenceguard.jdbc.internal.Session;
 import dev.fenceguard.jdbc.internal.SqlCauses;
@@ -246,10 +247,7 @@ public final class FencedWriter {
 
     private Map<Object, WriteOutcome> runUpdateAll(Set<Object> ks, FenceToken fence, List<Field<?>> columns, int padded, Object[] binds) {
         return target.run(t.name() + "[" + ks.size() + " keys]", "fenced multi-row update", session -> {
-            Set<Object> applied = new HashSet<>();
-            for (Object[] row : session.fetch(t.updateAll(columns, padded, rendering), binds)) {
-                applied.add(t.readKey(row[0]));
-            }
+            Set<Object> applied = t.dialect().updateAll(session, t, columns, ks, padded, binds, rendering);
             List<Object> rejected = ks.stream().filter(k -> !applied.contains(k)).toList();
             Map<Object, Row> current = new HashMap<>();
             if (!rejected.isEmpty()) {
@@ -291,7 +289,15 @@ public final class FencedWriter {
                 case DELETE -> t.markDeleted(rendering);
             };
             for (int attempt = 1; ; attempt++) {
-                if (t.dialect().applied(session.execute(first, binds))) {
+                if (op == Operation.UPSERT) {
+                    FencingDialect.Upserted u = t.dialect().runUpsert(session, first, binds);
+                    if (u.applied()) {
+                        return new WriteOutcome.Applied(resource, fence.value());
+                    }
+                    if (u.staleFence() >= 0) {
+                        return t.rule().stale(resource, fence, u.staleFence());
+                    }
+                } else if (t.dialect().applied(session.execute(first, binds))) {
                     return new WriteOutcome.Applied(resource, fence.value());
                 }
                 Optional<WriteOutcome> out = recordsTombstone
@@ -337,17 +343,15 @@ public final class FencedWriter {
     private Optional<WriteOutcome> recordOnTombstone(Session session, Operation op, List<Field<?>> placeholders, Object[] binds,
             FenceToken fence, String resource) throws SQLException {
         boolean delete = op == Operation.DELETE;
-        List<Object[]> rows;
+        TombstoneWrite w;
         try {
-            rows = session.fetch(t.recordTombstone(delete, placeholders, rendering), binds);
+            w = t.dialect().recordTombstone(session, t, delete, placeholders, binds, rendering);
         } catch (SQLException e) {
-            String state = SqlCauses.of(e).map(SQLException::getSQLState).orElse("");
-            if (state.startsWith("23")) { // an integrity constraint refused the tombstone row
-                throw tombstoneRefused(e, state, resource, op, fence);
+            if (t.dialect().rowRefused(e)) { // a constraint, or a column without a value, refused the tombstone row
+                throw tombstoneRefused(e, SqlCauses.of(e).map(SQLException::getSQLState).orElse(""), resource, op, fence);
             }
             throw e;
         }
-        TombstoneWrite w = t.dialect().tombstoneWrite(t, rows.getFirst());
         if (w.recorded()) { // tombstone inserted, or an admitted conflict updated
             return Optional.of(w.deletedAfter() && !delete ? new WriteOutcome.NotFound(resource) : new WriteOutcome.Applied(resource, fence.value()));
         }
@@ -372,7 +376,8 @@ public final class FencedWriter {
         Optional<String> column = t.dialect().column(e);
         String what = column.map(c -> "column \"" + c + "\"")
                 .or(() -> t.dialect().constraint(e).map(c -> "constraint \"" + c + "\"")).orElse("a constraint");
-        String fix = "23502".equals(state) && column.isPresent()
+        boolean missingValue = column.isPresent() && ("23502".equals(state) || "mysql".equals(t.dialect().resourceType()));
+        String fix = missingValue
                 ? "give column \"" + column.get() + "\" a default or allow NULL in it, or pass values for tombstone rows: "
                         + operation + "(key, fence, Assignments.of(\"" + column.get() + "\", ...))"
                 : "pass values that satisfy it for tombstone rows: " + operation + "(key, fence, Assignments.of(...))";
@@ -388,6 +393,11 @@ public final class FencedWriter {
     }
 
     private WriteOutcome judge(Row row, FenceToken fence, String resource) {
+        if (row != null && !row.deleted() && row.fence() == fence.value() && t.dialect().countsChangedRows()
+                && t.rule().policy() == dev.fenceguard.core.FencePolicy.SAME_OR_NEWER) {
+            // Counted as changed rows, 0 also means the row matched and already held these values and this fence.
+            return new WriteOutcome.Applied(resource, fence.value());
+        }
         if (row == null || t.rule().admits(fence, row.fence())) {
             // No row; or the rule admits the fence, so the statement matched nothing for another reason: the
             // row is deleted (or appeared only after our statement).

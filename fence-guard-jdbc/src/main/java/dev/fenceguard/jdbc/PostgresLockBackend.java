@@ -13,7 +13,6 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
-import dev.fenceguard.core.internal.Redacted;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
@@ -27,8 +26,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A lock backend on a PostgreSQL table (13 or newer), one row per lock key.
@@ -65,7 +62,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class PostgresLockBackend implements LockBackend {
 
-    private static final Logger log = LoggerFactory.getLogger(PostgresLockBackend.class);
 
     private final Executor executor;
     private final BoundedJdbc calls;
@@ -202,8 +198,7 @@ public final class PostgresLockBackend implements LockBackend {
 
     /** A grant that arrived after the call timed out reached nobody: free it rather than leave it to its TTL. */
     private void undoLateGrant(LockKey key, LockId lockId, Duration timeout) {
-        release(key, lockId, timeout).whenComplete((released, error) -> log.debug("lock '{}' (lock {}): late grant undone: {}",
-                key, lockId.redacted(), error == null ? released : Redacted.describe(error)));
+        BoundedJdbc.undoneLateGrant(release(key, lockId, timeout), key, lockId);
     }
 
     /** Options for a {@link PostgresLockBackend}. Not thread-safe; {@link #build()} copies. */

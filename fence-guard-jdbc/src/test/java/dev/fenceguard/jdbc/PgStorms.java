@@ -8,6 +8,7 @@ import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.PgErrors;
+import dev.fenceguard.jdbc.internal.SqlCauses;
 import dev.fenceguard.testkit.ZombieStorm;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,7 +18,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import javax.sql.DataSource;
 
-/** Pieces shared by the PostgreSQL storms: a pool with bounded waits, a fenced counter, a storm. */
+/** Pieces shared by the SQL storms (PostgreSQL, MariaDB): a pool with bounded waits, a fenced counter, a storm. */
 final class PgStorms {
 
     /** Lease TTL of the storms: a stalled holder blocks the lock for about this long. */
@@ -47,9 +48,14 @@ final class PgStorms {
      * fence-guard maps them (a user's repository maps its own).
      */
     static ZombieStorm.FencedCounter counter(DataSource ds, String schema, String table) throws SQLException {
+        return counter(ds, schema, table, PgErrors::map);
+    }
+
+    /** {@link #counter(DataSource, String, String)} on any database fenced writes support, its errors mapped by {@code errors}. */
+    static ZombieStorm.FencedCounter counter(DataSource ds, String schema, String table, SqlCauses.Mapping errors) throws SQLException {
         String q = schema + "." + table;
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE " + q + " (id TEXT PRIMARY KEY, n BIGINT NOT NULL, fence_token BIGINT NOT NULL DEFAULT 0)");
+            s.execute("CREATE TABLE " + q + " (id VARCHAR(20) PRIMARY KEY, n BIGINT NOT NULL, fence_token BIGINT NOT NULL DEFAULT 0)");
             s.execute("INSERT INTO " + q + " (id, n) VALUES ('c', 0)");
         }
         FencedWriter counters = FencedTable.builder(schema, table, "id", "fence_token").withMetrics(LockMetrics.none()).build().on(ds);
@@ -66,7 +72,7 @@ final class PgStorms {
                     rs.next();
                     return rs.getLong(1);
                 } catch (SQLException e) {
-                    throw PgErrors.map(e, q, "read");
+                    throw errors.map(e, q, "read");
                 }
             }
 

@@ -2,9 +2,6 @@ package dev.fenceguard.jdbc;
 
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.testkit.servers.TestPostgres;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -49,27 +46,7 @@ final class PgTestSupport implements AutoCloseable {
      * however they are run (by jOOQ or on the connection directly).
      */
     DataSource counting(AtomicInteger statements) {
-        return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, m, args) -> {
-            Object out = invoke(ds, m, args);
-            return out instanceof Connection c ? countingConnection(c, statements) : out;
-        });
-    }
-
-    private static Connection countingConnection(Connection c, AtomicInteger statements) {
-        return (Connection) Proxy.newProxyInstance(PgTestSupport.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, m, args) -> {
-            if (m.getName().equals("prepareStatement") || m.getName().equals("createStatement") || m.getName().equals("prepareCall")) {
-                statements.incrementAndGet();
-            }
-            return invoke(c, m, args);
-        });
-    }
-
-    private static Object invoke(Object target, Method m, Object[] args) throws Throwable {
-        try {
-            return m.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
+        return CountingStatements.of(ds, statements);
     }
 
     String q(String table) {

@@ -1,16 +1,11 @@
 package dev.fenceguard.jdbc;
 
-import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
-import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.testkit.FencedResourceProperties;
-import java.util.EnumSet;
-import java.util.Optional;
-import java.util.Set;
+import javax.sql.DataSource;
 import net.jqwik.api.lifecycle.AfterContainer;
 
 /** The fenced-resource template on FencedWriter update, upsert and tombstone delete over real PostgreSQL. */
-class SqlFencedResourceProperties extends FencedResourceProperties {
+class SqlFencedResourceProperties extends SqlResourceTemplate {
 
     private static final PgTestSupport PG = new PgTestSupport("sqlprops");
     private static final FencedTable TABLE;
@@ -31,33 +26,27 @@ class SqlFencedResourceProperties extends FencedResourceProperties {
     }
 
     @Override
-    protected void create(String id) throws Exception {
-        PG.exec("INSERT INTO " + PG.q("resources") + " (id, value) VALUES ('" + id + "', '" + initialValue() + "')");
+    FencedTable table() {
+        return TABLE;
     }
 
     @Override
-    protected WriteOutcome write(String id, FenceToken fence, String value, Pause pause) {
-        return TABLE.on(PG.ds).update(id, fence, Assignments.of("value", value));
+    DataSource ds() {
+        return PG.ds;
     }
 
     @Override
-    protected WriteOutcome upsert(String id, FenceToken fence, String value, Pause pause) {
-        return TABLE.on(PG.ds).upsert(id, fence, Assignments.of("value", value));
+    String resources() {
+        return PG.q("resources");
     }
 
     @Override
-    protected WriteOutcome delete(String id, FenceToken fence, Pause pause) {
-        return TABLE.on(PG.ds).delete(id, fence);
+    void exec(String sql) throws Exception {
+        PG.exec(sql);
     }
 
     @Override
-    protected Set<Operation> operations() {
-        return EnumSet.allOf(Operation.class);
-    }
-
-    @Override
-    protected Optional<String> read(String id) throws Exception {
-        return Optional.ofNullable(PG.one("SELECT value FROM " + PG.q("resources") + " WHERE id = '" + id
-                + "' AND deleted IS NOT TRUE"));
+    String one(String sql) {
+        return PG.one(sql);
     }
 }

@@ -24,7 +24,8 @@ import java.util.stream.Stream;
  * <pre>
  * java -cp fence-guard-migrations.jar:fence-guard-core.jar dev.fenceguard.migrations.FenceColumnGenerator \
  *      --dir src/main/resources/db/migration --table public.orders [--column fence_token] \
- *      [--encoding integer|text] [--tombstone-column fence_deleted] [--lock-timeout-ms 5000] [--version 12]
+ *      [--encoding integer|text] [--tombstone-column fence_deleted] [--lock-timeout-ms 5000] [--version 12] \
+ *      [--database postgresql|mysql]
  * </pre>
  *
  * <p>The next version is one more than the first number of the highest {@code V<version>__*.sql} in
@@ -79,7 +80,7 @@ public final class FenceColumnGenerator {
         String name = "V" + version + "__fence_guard_" + o.column.table().toLowerCase(Locale.ROOT) + "_"
                 + o.column.column().toLowerCase(Locale.ROOT) + ".sql";
         Path file = o.dir.resolve(name);
-        Files.writeString(file, o.column.script(), StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
+        Files.writeString(file, o.mysql ? o.column.mysqlScript() : o.column.script(), StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
         return file;
     }
 
@@ -100,10 +101,10 @@ public final class FenceColumnGenerator {
 
     static String usage() {
         return "usage: FenceColumnGenerator --dir DIR --table [SCHEMA.]TABLE [--column NAME] [--encoding integer|text]\n"
-                + "       [--tombstone-column NAME] [--lock-timeout-ms MS] [--version V]";
+                + "       [--tombstone-column NAME] [--lock-timeout-ms MS] [--version V] [--database postgresql|mysql]";
     }
 
-    record Options(Path dir, FenceColumn column, String version) {
+    record Options(Path dir, FenceColumn column, String version, boolean mysql) {
 
         static Options parse(String[] args) {
             List<String> rest = new ArrayList<>(Arrays.asList(args));
@@ -114,6 +115,7 @@ public final class FenceColumnGenerator {
             String tombstone = null;
             long timeoutMs = 5000;
             String version = null;
+            boolean mysql = false;
             while (!rest.isEmpty()) {
                 String flag = rest.removeFirst();
                 if (rest.isEmpty()) {
@@ -143,6 +145,12 @@ public final class FenceColumnGenerator {
                         }
                         version = value;
                     }
+                    case "--database" -> mysql = switch (value.toLowerCase(Locale.ROOT)) {
+                        case "postgresql", "postgres" -> false;
+                        case "mysql", "mariadb" -> true;
+                        default -> throw new IllegalArgumentException("--database must be postgresql or mysql (MySQL and MariaDB), was '"
+                                + value + "'");
+                    };
                     default -> throw new IllegalArgumentException("unknown option '" + flag + "'");
                 }
             }
@@ -153,6 +161,9 @@ public final class FenceColumnGenerator {
                 throw new IllegalArgumentException("--table is required");
             }
             int dot = table.indexOf('.');
+            if (dot < 0 && mysql) {
+                throw new IllegalArgumentException("--table needs the database for MySQL/MariaDB: --table DATABASE.TABLE");
+            }
             String schema = dot < 0 ? "public" : table.substring(0, dot);
             String name = dot < 0 ? table : table.substring(dot + 1);
             FenceColumn spec = FenceColumn.on(schema, name).withColumn(column).withEncoding(encoding)
@@ -160,7 +171,7 @@ public final class FenceColumnGenerator {
             if (tombstone != null) {
                 spec = spec.withTombstoneColumn(tombstone);
             }
-            return new Options(dir, spec, version);
+            return new Options(dir, spec, version, mysql);
         }
     }
 }

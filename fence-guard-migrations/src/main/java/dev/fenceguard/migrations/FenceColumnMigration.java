@@ -65,8 +65,9 @@ public final class FenceColumnMigration implements JavaMigration {
 
     @Override
     public void migrate(Context context) throws Exception {
+        boolean mysql = FenceGuardMigrations.isMySql(context.getConnection());
         try (Statement statement = context.getConnection().createStatement()) {
-            for (String sql : column.statements()) {
+            for (String sql : mysql ? column.mysqlStatements() : column.statements()) {
                 statement.execute(sql);
             }
         }

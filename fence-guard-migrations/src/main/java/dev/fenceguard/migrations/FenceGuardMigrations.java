@@ -7,7 +7,8 @@ import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 
 /**
- * Creates or upgrades fence-guard's lock table on PostgreSQL with Flyway.
+ * Creates or upgrades fence-guard's lock table on PostgreSQL, or on MySQL/MariaDB (its own location,
+ * {@link #MYSQL_LOCATION}; there a schema is a database), with Flyway.
  *
  * <p>Two ways to use it:
  * <ul>
@@ -38,6 +39,13 @@ public final class FenceGuardMigrations {
      * @since 0.3
      */
     public static final String DEFAULT_IDEMPOTENCY_TABLE = "fence_guard_idempotency";
+    /**
+     * Where the MySQL/MariaDB lock-table migrations live on the class path (used by {@link Builder#migrate()}
+     * when the data source is MySQL or MariaDB; give your own Flyway {@code flyway-mysql}).
+     *
+     * @since 0.3
+     */
+    public static final String MYSQL_LOCATION = "classpath:db/fence-guard/mysql";
     /** Default schema of the lock table. */
     public static final String DEFAULT_SCHEMA = "public";
     /** Default name of the lock table. */
@@ -93,6 +101,12 @@ public final class FenceGuardMigrations {
                 : "fgh_" + Integer.toHexString(table.hashCode()) + "_" + table.substring(0, 40);
     }
 
+    /** Whether {@code c} is a connection to MySQL or MariaDB (by its product name, known without a round trip). */
+    static boolean isMySql(java.sql.Connection c) throws java.sql.SQLException {
+        String product = c.getMetaData().getDatabaseProductName().toLowerCase(java.util.Locale.ROOT);
+        return product.contains("mysql") || product.contains("mariadb");
+    }
+
     /** Options for {@link FenceGuardMigrations}. Not thread-safe. */
     public static final class Builder {
         private final DataSource dataSource;
@@ -129,6 +143,12 @@ public final class FenceGuardMigrations {
          * @throws org.flywaydb.core.api.FlywayException if a migration fails
          */
         public int migrate() {
+            String location;
+            try (java.sql.Connection c = dataSource.getConnection()) {
+                location = isMySql(c) ? MYSQL_LOCATION : LOCATION;
+            } catch (java.sql.SQLException e) {
+                throw new org.flywaydb.core.api.FlywayException("could not connect to tell which database to migrate: " + e.getMessage(), e);
+            }
             return Flyway.configure()
                     .dataSource(dataSource)
                     .locations(location)

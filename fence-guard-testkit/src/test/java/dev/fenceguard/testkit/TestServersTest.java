@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fenceguard.testkit.servers.PostgresServers;
 import dev.fenceguard.testkit.servers.RedisServers;
 import dev.fenceguard.testkit.servers.TestFirestore;
+import dev.fenceguard.testkit.servers.TestMariaDb;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import dev.fenceguard.testkit.servers.TestRedis;
 import java.io.BufferedReader;
@@ -38,6 +39,27 @@ class TestServersTest {
                 ResultSet rs = s.executeQuery("SELECT count(*) FROM information_schema.schemata WHERE schema_name = '" + name + "'")) {
             rs.next();
             assertThat(rs.getInt(1)).as("schema dropped on close").isZero();
+        }
+    }
+
+    @Test
+    void mariaDbDatabaseIsCreatedUsableThroughBothDriverUrlsAndDropped() throws Exception {
+        TestMariaDb server = TestMariaDb.server();
+        String name;
+        try (TestMariaDb.Database db = server.newDatabase("harness")) {
+            name = db.name();
+            db.execute("CREATE TABLE t (id INT)");
+            assertThat(db.query("SELECT DATABASE()")).containsExactly(name);
+            assertThat(db.jdbcUrl("mysql", "useAffectedRows=true")).startsWith("jdbc:mysql://").contains("/" + name + "?")
+                    .endsWith("useAffectedRows=true");
+            try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+                s.execute("INSERT INTO t VALUES (1)");
+            }
+            assertThat(db.query("SELECT COUNT(*) FROM t")).containsExactly("1");
+        }
+        try (TestMariaDb.Database other = server.newDatabase("harness_check")) {
+            assertThat(other.query("SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = '" + name + "'"))
+                    .as("database dropped on close").containsExactly("0");
         }
     }
 

@@ -83,12 +83,24 @@ public final class BoundedJdbc {
         }
     }
 
+    /** Maps what a call ended with to a {@link FenceGuardException}, by the database's own error codes. */
+    public interface Errors {
+        FenceGuardException map(Throwable e, String key, String operation);
+    }
+
     private final DataSource dataSource;
     private final Executor executor;
+    private final Errors errors;
 
+    /** Calls on PostgreSQL, errors mapped by {@link PgErrors}. */
     public BoundedJdbc(DataSource dataSource, Executor executor) {
+        this(dataSource, executor, PgErrors::map);
+    }
+
+    public BoundedJdbc(DataSource dataSource, Executor executor, Errors errors) {
         this.dataSource = dataSource;
         this.executor = executor;
+        this.errors = errors;
     }
 
     /**
@@ -100,7 +112,7 @@ public final class BoundedJdbc {
      * @param timeout the call's bound, positive
      * @param late receives a result that arrived after the future was completed otherwise (timed out),
      *     so it can be undone; may be null
-     * @return a future that fails with a {@link FenceGuardException}: mapped by {@link PgErrors} from
+     * @return a future that fails with a {@link FenceGuardException}: mapped by the {@link Errors} from
      *     the driver's error, or {@code TIMEOUT} at the deadline
      */
     public <T> CompletableFuture<T> submit(String key, String operation, Duration timeout, Work<T> work, Consumer<T> late) {
@@ -149,7 +161,7 @@ public final class BoundedJdbc {
                     late.accept(result.get());
                 }
             } catch (SQLException | RuntimeException e) {
-                out.completeExceptionally(PgErrors.map(e, key, operation));
+                out.completeExceptionally(errors.map(e, key, operation));
             } catch (Error e) {
                 out.completeExceptionally(new FenceGuardException(ErrorCode.INTERNAL, key,
                         operation + " failed: " + e.getClass().getName(), Redacted.chain(e, 0)));
@@ -222,14 +234,24 @@ public final class BoundedJdbc {
                     return;
                 }
                 try {
-                    log.debug("aborting a PostgreSQL connection whose call ran {} ms past its deadline", ABORT_GRACE.toMillis());
+                    log.debug("aborting a connection whose call ran {} ms past its deadline", ABORT_GRACE.toMillis());
                     // Closing the socket is quick, and must not wait for a slot on a busy executor.
                     connection.abort(Runnable::run);
                 } catch (SQLException | RuntimeException e) {
-                    log.debug("could not abort a PostgreSQL connection past its deadline: {}", e.getClass().getName());
+                    log.debug("could not abort a connection past its deadline: {}", e.getClass().getName());
                 }
             }
         }
+    }
+
+    /**
+     * Logs the end of {@code release}, the release of a grant that arrived after its call had timed out and
+     * so reached nobody (freed rather than left to its TTL).
+     */
+    public static void undoneLateGrant(java.util.concurrent.CompletionStage<Boolean> release, dev.fenceguard.core.LockKey key,
+            dev.fenceguard.core.LockId lockId) {
+        release.whenComplete((released, error) -> log.debug("lock '{}' (lock {}): late grant undone: {}",
+                key, lockId.redacted(), error == null ? released : Redacted.describe(error)));
     }
 
     private static void rollbackQuietly(Connection c) {

@@ -252,15 +252,8 @@ public final class FencedStatements {
             Map<Field<?>, Object> insert = new LinkedHashMap<>();
             insert.put(key, slot(KEY, key));
             insert.putAll(update);
-            return dialect.upsert(this, insert, update);
+            return dialect.upsertQuery(this, insert, update);
         });
-    }
-
-    /** The dialect's second statement of a claim or delete; {@code placeholders} fill a new tombstone row. */
-    public StatementShape recordTombstone(boolean delete, List<Field<?>> placeholders, Rendering r) {
-        requireTombstone(delete ? "delete" : "claim");
-        return shape(r, delete ? Kind.TOMBSTONE_DELETE : Kind.TOMBSTONE_CLAIM, placeholders, 0,
-                () -> dialect.recordTombstone(this, delete, assign(placeholders, FIRST_VALUE, false)));
     }
 
     /** {@code SELECT key, fence[, tombstone] FROM t WHERE key = :k}. */
@@ -278,13 +271,11 @@ public final class FencedStatements {
     }
 
     /**
-     * {@code UPDATE t SET <columns>, fence = :f WHERE key IN (..) AND <rule> AND <not deleted>}, returning
-     * the keys it changed, for {@code count} keys in the slots after the values.
+     * A statement of the dialect's own, cached like the shared ones under {@code variant} (a name unique
+     * within the dialect), the assigned or placeholder {@code columns} and the key {@code count}.
      */
-    public StatementShape updateAll(List<Field<?>> columns, int count, Rendering r) {
-        return shape(r, Kind.UPDATE_ALL, columns, count, () -> dialect.returningKeys(this, DSL.update(table)
-                .set(assign(columns, FIRST_VALUE, true)).where(key.in(keySlots(FIRST_VALUE + columns.size(), count)))
-                .and(admits(slot(FENCE, fence))).and(notDeleted())));
+    public StatementShape custom(String variant, List<Field<?>> columns, int count, Rendering r, Supplier<Query> build) {
+        return shape(r, Kind.CUSTOM, variant, columns, count, build);
     }
 
     /** A key count padded to a power of two, so that multi-key statements come in few shapes. */
@@ -322,7 +313,8 @@ public final class FencedStatements {
         return fields;
     }
 
-    private List<Field<Object>> keySlots(int first, int count) {
+    /** Slots {@code first} .. {@code first + count - 1}, each typed like the key column. */
+    public List<Field<Object>> keySlots(int first, int count) {
         List<Field<Object>> out = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             out.add(slot(first + i, key));
@@ -331,7 +323,7 @@ public final class FencedStatements {
     }
 
     /** {@code columns} set to their slots from {@code first} on, then (if {@code withFence}) the fence. */
-    private Map<Field<?>, Object> assign(List<Field<?>> columns, int first, boolean withFence) {
+    public Map<Field<?>, Object> assign(List<Field<?>> columns, int first, boolean withFence) {
         Map<Field<?>, Object> set = new LinkedHashMap<>();
         for (int i = 0; i < columns.size(); i++) {
             set.put(columns.get(i), slot(first + i, columns.get(i)));
@@ -381,7 +373,7 @@ public final class FencedStatements {
         return ctx.dialect() + " " + ctx.render(DSL.select(rowFields()).from(table));
     }
 
-    private enum Kind { UPDATE, MARK_DELETED, UPSERT, TOMBSTONE_DELETE, TOMBSTONE_CLAIM, READ_ROW, READ_ROWS, UPDATE_ALL }
+    private enum Kind { UPDATE, MARK_DELETED, UPSERT, READ_ROW, READ_ROWS, CUSTOM }
 
     /** A column of a shape: its name and the exact type it binds as (identity: types compare cheaply). */
     private record Column(List<String> name, DataType<?> type) {
@@ -404,10 +396,14 @@ public final class FencedStatements {
         }
     }
 
-    private record ShapeKey(String rendering, Kind kind, List<Column> columns, int count) {}
+    private record ShapeKey(String rendering, Kind kind, String variant, List<Column> columns, int count) {}
 
     private StatementShape shape(Rendering r, Kind kind, List<Field<?>> columns, int count, Supplier<Query> build) {
-        ShapeKey k = new ShapeKey(r.fingerprint, kind, Column.of(columns), count);
+        return shape(r, kind, "", columns, count, build);
+    }
+
+    private StatementShape shape(Rendering r, Kind kind, String variant, List<Field<?>> columns, int count, Supplier<Query> build) {
+        ShapeKey k = new ShapeKey(r.fingerprint, kind, variant, Column.of(columns), count);
         StatementShape shape = shapes.get(k);
         if (shape == null) {
             shape = render(build.get(), r.ctx);
@@ -437,12 +433,12 @@ public final class FencedStatements {
         String named = ctx.renderNamedParams(q);
         StringBuilder sql = new StringBuilder(indexed.length());
         List<Integer> slots = new ArrayList<>();
-        char quote = 0; // inside a quoted identifier or string literal, ":fg_" is text
+        char quote = 0; // inside a quoted identifier (" or MySQL's `) or a string literal, ":fg_" is text
         for (int i = 0; i < named.length(); i++) {
             char c = named.charAt(i);
             if (quote != 0) {
                 quote = c == quote ? 0 : quote;
-            } else if (c == '"' || c == '\'') {
+            } else if (c == '"' || c == '\'' || c == '`') {
                 quote = c;
             } else if (c == ':' && named.startsWith(SLOT, i + 1)) {
                 int start = i + 1 + SLOT.length();

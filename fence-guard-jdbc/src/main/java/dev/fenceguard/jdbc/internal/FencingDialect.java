@@ -2,13 +2,14 @@ package dev.fenceguard.jdbc.internal;
 
 import dev.fenceguard.core.FenceGuardException;
 import java.sql.SQLException;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.Optional;
 import org.jooq.Field;
 import org.jooq.Query;
-import org.jooq.ResultQuery;
 import org.jooq.SQLDialect;
-import org.jooq.UpdateConditionStep;
 
 /**
  * The part of fenced writes that differs between databases: the statements that standard SQL has no
@@ -19,12 +20,12 @@ import org.jooq.UpdateConditionStep;
  * ({@link FencedStatements}, {@link Session}, {@code FencedWriter}).
  *
  * <p>Statements are built with the slot parameters of {@link FencedStatements#slot} so that they can
- * be rendered once and cached. One implementation per database; {@link PostgresFencing} is the only
- * one so far.
+ * be rendered once and cached. One implementation per database family: {@link PostgresFencing} and
+ * {@link MySqlFencing} (MySQL and MariaDB).
  */
 public interface FencingDialect {
 
-    /** The database, as the stale-write metric tags resources: {@code postgres}, ... */
+    /** The database, as the stale-write metric tags resources: {@code postgres}, {@code mysql}. */
     String resourceType();
 
     /** The jOOQ dialect statements are rendered in, and run in when they go through jOOQ. */
@@ -39,24 +40,43 @@ public interface FencingDialect {
     boolean applied(int rows);
 
     /**
-     * Inserts {@code insert}, or on a conflict of the key replaces the row with {@code update} if
-     * {@code t.admits} the presented fence; one statement, atomic.
+     * Whether an update count of 0 may mean "matched, but every value was already the one assigned":
+     * MySQL counts changed rows unless the client asks for found rows. Then a write whose statement
+     * matched nothing is judged by the row it reads back: a live row (or, for a delete, a tombstone) that
+     * already holds the presented fence under {@code SAME_OR_NEWER} was matched, and the write is applied.
      */
-    Query upsert(FencedStatements t, Map<Field<?>, Object> insert, Map<Field<?>, Object> update);
-
-    /** {@code update}, returning the key of each row it changed. */
-    ResultQuery<?> returningKeys(FencedStatements t, UpdateConditionStep<?> update);
+    boolean countsChangedRows();
 
     /**
-     * The statement a claim or delete runs when its {@code UPDATE} matched nothing: records the fence on
-     * a tombstone if the rule admits it (inserting a tombstoned row, with {@code placeholders}, for a
-     * key without one) and reads the row as it found it; its one result row is read by
-     * {@link #tombstoneWrite}.
+     * Inserts {@code insert}, or on a conflict of the key replaces the row with {@code update} if
+     * {@code t.admits} the presented fence; one statement, atomic. Built once per shape.
      */
-    ResultQuery<?> recordTombstone(FencedStatements t, boolean delete, Map<Field<?>, Object> placeholders);
+    Query upsertQuery(FencedStatements t, Map<Field<?>, Object> insert, Map<Field<?>, Object> update);
 
-    /** What {@link #recordTombstone}'s result row says happened. */
-    TombstoneWrite tombstoneWrite(FencedStatements t, Object[] row);
+    /**
+     * Runs the upsert shape {@code upsert} ({@link #upsertQuery}) with {@code binds}.
+     *
+     * @return whether it was applied, and when the statement itself reported a refusal, the fence that refused it
+     */
+    Upserted runUpsert(Session session, StatementShape upsert, Object[] binds) throws SQLException;
+
+    /**
+     * The fenced update of {@code columns} on each of {@code keys} (at most {@code padded}, the values in
+     * {@code binds} from {@link FencedStatements#FIRST_VALUE}); returns the keys it changed.
+     */
+    Set<Object> updateAll(Session session, FencedStatements t, List<Field<?>> columns, Collection<Object> keys, int padded,
+            Object[] binds, FencedStatements.Rendering r) throws SQLException;
+
+    /**
+     * What a claim or delete runs when its {@code UPDATE} matched nothing: records the fence on a
+     * tombstone if the rule admits it (inserting a tombstoned row, with the {@code placeholders}, for a
+     * key without one), atomically against a concurrent insert of the key, and tells what it found.
+     */
+    TombstoneWrite recordTombstone(Session session, FencedStatements t, boolean delete, List<Field<?>> placeholders,
+            Object[] binds, FencedStatements.Rendering r) throws SQLException;
+
+    /** Whether {@code e} is the table refusing a row fence-guard inserted (a constraint, a missing value). */
+    boolean rowRefused(SQLException e);
 
     /** {@code e} as a {@link FenceGuardException}, mapped by the database's error code in its cause chain. */
     FenceGuardException map(Throwable e, String resource, String operation);
@@ -76,4 +96,13 @@ public interface FencingDialect {
      * @param seen the row as the statement found it, or null if there was none
      */
     record TombstoneWrite(boolean recorded, boolean deletedAfter, boolean raised, FencedStatements.Row seen) {}
+
+    /**
+     * What an upsert's statement said.
+     *
+     * @param applied it wrote the row
+     * @param staleFence when not applied and the statement reported it: the fence that refused the write,
+     *     else -1 (the row is read to tell)
+     */
+    record Upserted(boolean applied, long staleFence) {}
 }

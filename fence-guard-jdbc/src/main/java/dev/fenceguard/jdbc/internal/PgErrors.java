@@ -2,7 +2,6 @@ package dev.fenceguard.jdbc.internal;
 
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
-import dev.fenceguard.core.internal.Redacted;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
@@ -70,7 +69,7 @@ public final class PgErrors {
         String facts = facts(source);
         String hint = "42P01".equals(source.getSQLState())
                 ? " (does the table exist? create it with FenceGuardMigrations or your own Flyway)" : "";
-        return new FenceGuardException(code(e), key, operation + " failed: " + facts + hint, redacted(source, facts));
+        return new FenceGuardException(code(e), key, operation + " failed: " + facts + hint, SqlCauses.redacted(source, facts));
     }
 
     /**
@@ -81,11 +80,7 @@ public final class PgErrors {
      * (jOOQ quotes the SQL and the server's message in its own).
      */
     public static FenceGuardException map(Throwable e, String key, String operation) {
-        if (e instanceof FenceGuardException own) {
-            return own;
-        }
-        return SqlCauses.of(e).map(sql -> map(sql, key, operation)).orElseGet(() -> new FenceGuardException(ErrorCode.INTERNAL,
-                key, operation + " failed: " + e.getClass().getName(), Redacted.chain(e, 0)));
+        return SqlCauses.map(e, key, operation, PgErrors::map);
     }
 
     /** The column the server named in {@code e} (e.g. a {@code NOT NULL} violation), if any. */
@@ -136,12 +131,5 @@ public final class PgErrors {
     private static String firstLine(String s) {
         int nl = s.indexOf('\n');
         return nl < 0 ? s : s.substring(0, nl);
-    }
-
-    private static SQLException redacted(SQLException e, String facts) {
-        SQLException copy = new SQLException(e.getClass().getName() + ": " + facts, e.getSQLState(), e.getErrorCode());
-        copy.setStackTrace(e.getStackTrace());
-        copy.initCause(Redacted.chain(e.getCause(), 0));
-        return copy;
     }
 }

@@ -7,16 +7,18 @@ import static dev.fenceguard.jdbc.internal.FencedStatements.slot;
 import dev.fenceguard.core.FenceGuardException;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.jooq.Field;
 import org.jooq.Name;
 import org.jooq.Query;
 import org.jooq.ResultQuery;
 import org.jooq.SQLDialect;
-import org.jooq.UpdateConditionStep;
 import org.jooq.impl.DSL;
 
 /** Fenced writes on PostgreSQL: {@code ON CONFLICT}, {@code RETURNING}, data-modifying {@code WITH}. */
@@ -42,15 +44,59 @@ public final class PostgresFencing implements FencingDialect {
         return rows == 1;
     }
 
+    /** pgjdbc reports the rows a statement matched: 0 is a miss. */
+    @Override
+    public boolean countsChangedRows() {
+        return false;
+    }
+
     /** {@code INSERT .. ON CONFLICT (key) DO UPDATE SET .. WHERE <rule>}. */
     @Override
-    public Query upsert(FencedStatements t, Map<Field<?>, Object> insert, Map<Field<?>, Object> update) {
+    public Query upsertQuery(FencedStatements t, Map<Field<?>, Object> insert, Map<Field<?>, Object> update) {
         return DSL.insertInto(t.table()).set(insert).onConflict(t.key()).doUpdate().set(update).where(t.admits(slot(FENCE, t.fence())));
     }
 
     @Override
-    public ResultQuery<?> returningKeys(FencedStatements t, UpdateConditionStep<?> update) {
-        return update.returningResult(t.key());
+    public Upserted runUpsert(Session session, StatementShape upsert, Object[] binds) throws SQLException {
+        return new Upserted(session.execute(upsert, binds) == 1, -1);
+    }
+
+    /**
+     * {@code UPDATE t SET <columns>, fence = :f WHERE key IN (..) AND <rule> AND <not deleted> RETURNING key}:
+     * one statement.
+     */
+    @Override
+    public Set<Object> updateAll(Session session, FencedStatements t, List<Field<?>> columns, Collection<Object> keys, int padded,
+            Object[] binds, FencedStatements.Rendering r) throws SQLException {
+        Set<Object> applied = new HashSet<>();
+        for (Object[] row : session.fetch(updateAllShape(t, columns, padded, r), binds)) {
+            applied.add(t.readKey(row[0]));
+        }
+        return applied;
+    }
+
+    /** The statement of {@link #updateAll}, for {@code padded} keys in the slots after the values. */
+    static StatementShape updateAllShape(FencedStatements t, List<Field<?>> columns, int padded, FencedStatements.Rendering r) {
+        return t.custom("update_all", columns, padded, r, () -> DSL.update(t.table())
+                .set(t.assign(columns, FencedStatements.FIRST_VALUE, true))
+                .where(t.key().in(t.keySlots(FencedStatements.FIRST_VALUE + columns.size(), padded)))
+                .and(t.admits(slot(FENCE, t.fence()))).and(t.notDeleted())
+                .returningResult(t.key()));
+    }
+
+    @Override
+    public TombstoneWrite recordTombstone(Session session, FencedStatements t, boolean delete, List<Field<?>> placeholders,
+            Object[] binds, FencedStatements.Rendering r) throws SQLException {
+        StatementShape shape = t.custom(delete ? "tombstone_delete" : "tombstone_claim", placeholders, 0, r,
+                () -> tombstoneQuery(t, delete, t.assign(placeholders, FencedStatements.FIRST_VALUE, false)));
+        Object[] row = session.fetch(shape, binds).getFirst();
+        return new TombstoneWrite(((Number) row[0]).longValue() == 1, t.isTrue(row[1]), ((Number) row[2]).longValue() == 1,
+                t.row(row, 3));
+    }
+
+    @Override
+    public boolean rowRefused(SQLException e) {
+        return SqlCauses.of(e).map(SQLException::getSQLState).orElse("").startsWith("23");
     }
 
     /**
@@ -69,8 +115,7 @@ public final class PostgresFencing implements FencingDialect {
      * stale write is diagnosed without a third statement. {@code ins} and {@code upd} cannot both touch a
      * row: one needs it absent from the statement's snapshot, the other present.
      */
-    @Override
-    public ResultQuery<?> recordTombstone(FencedStatements t, boolean delete, Map<Field<?>, Object> placeholders) {
+    private static ResultQuery<?> tombstoneQuery(FencedStatements t, boolean delete, Map<Field<?>, Object> placeholders) {
         Field<Boolean> tombstone = t.tombstone().orElseThrow();
         Field<Object> k = slot(KEY, t.key());
         Field<Object> f = slot(FENCE, t.fence());
@@ -103,12 +148,6 @@ public final class PostgresFencing implements FencingDialect {
                 : "with {0} as ({1}), {9} as ({3}) select (select count(*) from {0}), (select {2} from {0}), "
                         + "(select count(*) from {9}), {4}, {5}, {6} from (select 1) as fg_one left join {7} on {8}";
         return DSL.resultQuery(sql, ins, insert, deleted, update, t.key(), t.fence(), tombstone, t.table(), t.key().eq(k), upd);
-    }
-
-    @Override
-    public TombstoneWrite tombstoneWrite(FencedStatements t, Object[] row) {
-        return new TombstoneWrite(((Number) row[0]).longValue() == 1, t.isTrue(row[1]), ((Number) row[2]).longValue() == 1,
-                t.row(row, 3));
     }
 
     @Override

@@ -64,6 +64,26 @@ public final class Session {
         }
     }
 
+    /**
+     * Runs {@code shape} with {@code values} and returns its update count and the insert id the server
+     * reported for it (MySQL's OK packet: an {@code AUTO_INCREMENT} value, or the argument of a
+     * {@code LAST_INSERT_ID(expr)} the statement evaluated), 0 if none; -1 when the statement ran through
+     * jOOQ, which does not hand the id back.
+     */
+    public long[] executeWithInsertId(StatementShape shape, Object[] values) throws SQLException {
+        if (!bindsAsJdbc(shape, values)) {
+            return new long[] {execute(shape, values), -1};
+        }
+        try (PreparedStatement ps = connection.prepareStatement(shape.sql(), java.sql.Statement.RETURN_GENERATED_KEYS)) {
+            bind(ps, shape, values);
+            int rows = ps.executeUpdate();
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                // An unsigned BIGINT in the packet; ids fence-guard sets stay below 2^63.
+                return new long[] {rows, keys.next() ? keys.getLong(1) : 0};
+            }
+        }
+    }
+
     /** Runs {@code shape} with {@code values}; returns its rows, each as its column values. */
     public List<Object[]> fetch(StatementShape shape, Object[] values) throws SQLException {
         List<Object[]> rows = new ArrayList<>();

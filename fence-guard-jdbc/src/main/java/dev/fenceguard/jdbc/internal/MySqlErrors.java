@@ -1,0 +1,118 @@
+package dev.fenceguard.jdbc.internal;
+
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
+import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
+import java.sql.SQLTransientConnectionException;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Maps MySQL and MariaDB errors (by vendor error code, then SQLSTATE) to fence-guard's
+ * {@link ErrorCode}s, for the lock backend and the fenced writes alike, without the server's words where
+ * they may quote data. MySQL's messages quote values freely ({@code Duplicate entry 'x' for key},
+ * {@code Incorrect integer value: 'x'}, a syntax error quoting the SQL near it, which with the drivers'
+ * default client-side prepared statements holds the bound values), so the message is kept only for the
+ * vendor codes listed in {@link #MESSAGE_SAFE}, whose texts name users, hosts, tables or settings; a
+ * column is named only when the server's message is one of the two known forms that name a column
+ * ({@code Column 'c' cannot be null}, {@code Field 'c' doesn't have a default value}).
+ */
+public final class MySqlErrors {
+
+    /** Vendor codes whose messages name objects, users or limits, never row values. */
+    private static final Set<Integer> MESSAGE_SAFE = Set.of(
+            1044, 1045, 1142, 1143, 1227,   // access denied (user, host, table, column, privilege)
+            1146, 1049, 1051,               // unknown table or database
+            1205, 1213, 1317, 1969, 3024,   // lock wait timeout, deadlock, interrupted, statement timeouts
+            1040, 1053, 1152, 1158, 1159, 1160, 1161, 2002, 2003, 2006, 2013); // connections
+
+    private static final Pattern COLUMN = Pattern.compile("\\b(?:Column|Field) '([^']{1,64})' (?:cannot be null|doesn't have a default value)");
+
+    private MySqlErrors() {}
+
+    /** The code for {@code e}, by the first vendor code or SQLSTATE in its cause chain. */
+    public static ErrorCode code(SQLException e) {
+        if (e instanceof SQLTimeoutException) {
+            return ErrorCode.TIMEOUT;
+        }
+        if (e instanceof SQLTransientConnectionException) {
+            return ErrorCode.UNAVAILABLE;
+        }
+        SQLException source = SqlCauses.of(e).orElse(e);
+        String state = source.getSQLState() == null ? "" : source.getSQLState();
+        return switch (source.getErrorCode()) {
+            // lock wait timeout; query interrupted; MariaDB max_statement_time; MySQL max_execution_time
+            case 1205, 1317, 1969, 3024 -> ErrorCode.TIMEOUT;
+            case 1213, 1040, 1053, 2002, 2003, 2006, 2013 -> ErrorCode.UNAVAILABLE; // deadlock, too many connections, shutdown, gone
+            case 1044, 1045, 1142, 1143, 1227 -> ErrorCode.AUTH;
+            case 1146, 1049 -> ErrorCode.INVALID_ARGUMENT;                        // no such table or database
+            default -> {
+                if (state.startsWith("08") || state.equals("40001")) {
+                    yield ErrorCode.UNAVAILABLE;
+                }
+                if (state.equals("70100")) {
+                    yield ErrorCode.TIMEOUT;
+                }
+                if (state.startsWith("28")) {
+                    yield ErrorCode.AUTH;
+                }
+                if (state.startsWith("22") || state.startsWith("42")) {
+                    yield ErrorCode.INVALID_ARGUMENT;
+                }
+                yield ErrorCode.INTERNAL;
+            }
+        };
+    }
+
+    /**
+     * A {@link FenceGuardException} for {@code e} during {@code operation} on {@code key}; its message and
+     * its cause (a {@link SQLException} copy with the same SQLSTATE and vendor code) carry no row contents.
+     */
+    public static FenceGuardException map(SQLException e, String key, String operation) {
+        SQLException source = SqlCauses.of(e).orElse(e);
+        String facts = facts(source);
+        String hint = source.getErrorCode() == 1146
+                ? " (does the table exist? create it with FenceGuardMigrations or your own Flyway)" : "";
+        return new FenceGuardException(code(e), key, operation + " failed: " + facts + hint, SqlCauses.redacted(source, facts));
+    }
+
+    /** {@link #map(SQLException, String, String)} for any exception, as {@link PgErrors#map(Throwable, String, String)}. */
+    public static FenceGuardException map(Throwable e, String key, String operation) {
+        return SqlCauses.map(e, key, operation, MySqlErrors::map);
+    }
+
+    /** The column a {@code NOT NULL} refusal named, if the server's message is one of the forms that name one. */
+    public static Optional<String> column(SQLException e) {
+        SQLException source = SqlCauses.of(e).orElse(e);
+        String message = source.getMessage();
+        if (message == null) {
+            return Optional.empty();
+        }
+        // Drivers prefix the server's text ("(conn=12) Column 'x' ..."): look for the form in the first line.
+        Matcher m = COLUMN.matcher(message.lines().findFirst().orElse(""));
+        return m.find() ? Optional.of(m.group(1)) : Optional.empty();
+    }
+
+    /** Whether {@code e} is the server refusing a row it was asked to insert (a constraint or a missing value). */
+    public static boolean rowRefused(SQLException e) {
+        SQLException source = SqlCauses.of(e).orElse(e);
+        String state = source.getSQLState() == null ? "" : source.getSQLState();
+        // 1364: no default for a NOT NULL column (SQLSTATE HY000); 3819 / 4025: check constraint (MySQL / MariaDB)
+        return state.startsWith("23") || source.getErrorCode() == 1364 || source.getErrorCode() == 3819 || source.getErrorCode() == 4025;
+    }
+
+    /** Vendor code, SQLSTATE, and the server's message where it is safe. */
+    static String facts(SQLException e) {
+        StringBuilder out = new StringBuilder("SQLSTATE ").append(e.getSQLState()).append(", error ").append(e.getErrorCode());
+        column(e).ifPresent(c -> out.append(", column \"").append(c).append('"'));
+        if (MESSAGE_SAFE.contains(e.getErrorCode()) && e.getMessage() != null && !e.getMessage().isBlank()) {
+            out.append(": ").append(e.getMessage().lines().findFirst().orElse(""));
+        } else {
+            out.append(" (server message withheld: it may quote row contents)");
+        }
+        return out.toString();
+    }
+}

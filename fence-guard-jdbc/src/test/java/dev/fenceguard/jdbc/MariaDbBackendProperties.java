@@ -1,0 +1,22 @@
+package dev.fenceguard.jdbc;
+
+import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.testkit.LockBackendProperties;
+import net.jqwik.api.lifecycle.AfterContainer;
+
+/** Stateful chains on MariaDB against the reference model. */
+class MariaDbBackendProperties extends LockBackendProperties {
+
+    private static final MariaTestSupport MARIA = new MariaTestSupport("props");
+    private static final MariaDbLockBackend BACKEND = MARIA.backend("locks").build();
+
+    @AfterContainer
+    static void dropDatabase() {
+        MARIA.close();
+    }
+
+    @Override
+    protected LockBackend backend() {
+        return BACKEND;
+    }
+}

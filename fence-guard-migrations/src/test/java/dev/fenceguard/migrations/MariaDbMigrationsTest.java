@@ -1,0 +1,110 @@
+package dev.fenceguard.migrations;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fenceguard.testkit.servers.TestMariaDb;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.migration.JavaMigration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The lock table and fence columns on MariaDB: Flyway with flyway-mysql, the generator's MySQL DDL. */
+class MariaDbMigrationsTest {
+
+    private static TestMariaDb.Database db;
+    private static DataSource ds;
+
+    @BeforeAll
+    static void setUp() {
+        db = TestMariaDb.server().newDatabase("migrations");
+        ds = db.dataSource();
+    }
+
+    @AfterAll
+    static void tearDown() {
+        db.close();
+    }
+
+    @Test
+    void createsTheDocumentedLockTableOnceAndIsANoOpAfterwards() {
+        assertThat(FenceGuardMigrations.builder(ds).withSchema(db.name()).withTable("locks_a").migrate()).isEqualTo(1);
+        assertThat(FenceGuardMigrations.builder(ds).withSchema(db.name()).withTable("locks_a").migrate()).isZero();
+        // The stored layout is a compatibility promise (docs/mysql-mariadb.md): this test pins it.
+        assertThat(db.query("SELECT column_name, column_type, is_nullable, column_key FROM information_schema.columns "
+                + "WHERE table_schema = '" + db.name() + "' AND table_name = 'locks_a' ORDER BY ordinal_position"))
+                .containsExactly(
+                        "lock_key|varbinary(512)|NO|PRI",
+                        "fence|bigint(20)|NO|",
+                        "lock_id|char(22)|YES|",
+                        "expires_at|datetime(6)|YES|",
+                        "acquired_at|datetime(6)|YES|");
+    }
+
+    @Test
+    void checkConstraintsRefuseFencesOutOfRangeAndHalfHeldRows() {
+        FenceGuardMigrations.builder(ds).withSchema(db.name()).withTable("locks_d").migrate();
+        String t = db.name() + ".locks_d";
+        assertThatThrownBy(() -> db.execute("INSERT INTO " + t + " (lock_key, fence) VALUES ('k', 900000000000001)"))
+                .hasMessageContaining("CONSTRAINT");
+        assertThatThrownBy(() -> db.execute("INSERT INTO " + t + " (lock_key, fence, lock_id) VALUES ('k', 1, 'x')"))
+                .hasMessageContaining("CONSTRAINT");
+    }
+
+    @Test
+    void fenceColumnsAreAddedInstantlyWithoutTouchingData() throws Exception {
+        db.execute("CREATE TABLE orders_java (id BIGINT PRIMARY KEY, status VARCHAR(20) NOT NULL)");
+        db.execute("INSERT INTO orders_java SELECT seq, 'new' FROM seq_1_to_2000");
+        JavaMigration migration = new FenceColumnMigration("7", FenceColumn.on(db.name(), "orders_java")
+                .withTombstoneColumn("fence_deleted").withLockTimeout(Duration.ofMillis(1500)));
+        Flyway flyway = Flyway.configure().dataSource(ds).schemas(db.name()).table("history_java").baselineOnMigrate(true)
+                .baselineVersion("0").javaMigrations(migration).locations("classpath:nothing-here").load();
+        assertThat(flyway.migrate().migrationsExecuted).isEqualTo(1);
+        assertThat(db.query("SELECT count(*), SUM(fence_token), SUM(fence_deleted) FROM orders_java")).containsExactly("2000|0|0");
+        assertThat(FenceColumn.on(db.name(), "orders_java").withLockTimeout(Duration.ofMillis(1500)).mysqlStatements())
+                .containsExactly("SET SESSION lock_wait_timeout = 2",
+                        "ALTER TABLE `" + db.name() + "`.`orders_java` ADD COLUMN `fence_token` BIGINT NOT NULL DEFAULT 0, ALGORITHM=INSTANT");
+    }
+
+    @Test
+    void generatorWritesMySqlDdlThatFlywayApplies(@TempDir Path dir) throws Exception {
+        db.execute("CREATE TABLE orders_cli (id BIGINT PRIMARY KEY, status VARCHAR(20) NOT NULL)");
+        db.execute("INSERT INTO orders_cli VALUES (1, 'new')");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int status = FenceColumnGenerator.run(new String[] {"--dir", dir.toString(), "--table", db.name() + ".orders_cli",
+                "--encoding", "text", "--database", "mariadb"}, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+        assertThat(status).isZero();
+        Path file = dir.resolve("V1__fence_guard_orders_cli_fence_token.sql");
+        assertThat(Files.readString(file)).contains("SET SESSION lock_wait_timeout = 5;")
+                .contains("ALTER TABLE `" + db.name() + "`.`orders_cli` ADD COLUMN `fence_token` CHAR(15) NOT NULL DEFAULT '000000000000000', "
+                        + "ALGORITHM=INSTANT;");
+        Flyway flyway = Flyway.configure().dataSource(ds).schemas(db.name()).table("history_cli").baselineOnMigrate(true)
+                .baselineVersion("0").locations("filesystem:" + dir).load();
+        assertThat(flyway.migrate().migrationsExecuted).isEqualTo(1);
+        assertThat(db.query("SELECT status, fence_token FROM orders_cli")).containsExactly("new|000000000000000");
+    }
+
+    @Test
+    void generatorRefusesAMySqlTableWithoutItsDatabaseAndAnUnknownDatabase(@TempDir Path dir) throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertThat(FenceColumnGenerator.run(new String[] {"--dir", dir.toString(), "--table", "orders", "--database", "mysql"},
+                System.out, new PrintStream(err, true, StandardCharsets.UTF_8))).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--table needs the database for MySQL/MariaDB");
+        assertThat(FenceColumnGenerator.run(new String[] {"--dir", dir.toString(), "--table", "a.orders", "--database", "oracle"},
+                System.out, new PrintStream(err, true, StandardCharsets.UTF_8))).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--database must be postgresql or mysql");
+        try (var files = Files.list(dir)) {
+            assertThat(files.toList()).as("nothing written").isEqualTo(List.of());
+        }
+    }
+}
