@@ -62,7 +62,6 @@ import javax.sql.DataSource;
  */
 public final class PostgresLockBackend implements LockBackend {
 
-
     private final Executor executor;
     private final BoundedJdbc calls;
     private final String table;
