@@ -111,6 +111,8 @@ final class Processes {
         final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
         /** "fence applied" or "fence stale", in order. */
         final List<String> publishes = new CopyOnWriteArrayList<>();
+        /** "fence begun", "fence applied" and "fence stale", in order. */
+        final List<String> events = new CopyOnWriteArrayList<>();
 
         CountingStore(FlightStore inner) {
             this.inner = inner;
@@ -143,7 +145,12 @@ final class Processes {
         @Override
         public CompletionStage<FlightStart> begin(LockKey key, long fence, Duration timeout) {
             count("begin");
-            return inner.begin(key, fence, timeout);
+            return inner.begin(key, fence, timeout).thenApply(s -> {
+                if (s instanceof FlightStart.Started) {
+                    events.add(fence + " begun");
+                }
+                return s;
+            });
         }
 
         @Override
@@ -151,6 +158,7 @@ final class Processes {
             count("publish");
             return inner.publish(key, fence, result, retention, timeout).thenApply(o -> {
                 publishes.add(fence + (o.isApplied() ? " applied" : " stale"));
+                events.add(fence + (o.isApplied() ? " applied" : " stale"));
                 return o;
             });
         }
