@@ -392,13 +392,7 @@ public final class Singleflight {
             if (!watchAsked) {
                 // First wait: listen, then look again, so that a publish between our read and the listen is not missed.
                 watchAsked = true;
-                CompletionStage<FlightWatch> listening;
-                try {
-                    listening = store.watch(key, this::poke);
-                } catch (RuntimeException e) {
-                    listening = CompletableFuture.failedFuture(e);
-                }
-                listening.whenComplete((w, error) -> {
+                listen().whenComplete((w, error) -> {
                     if (error != null) {
                         log.debug("singleflight '{}': cannot listen ({}); polling every {}", key, Redacted.describe(error), pollInterval);
                     } else {
@@ -416,6 +410,28 @@ public final class Singleflight {
                 return;
             }
             locks.lookup(lockKey.value()).whenComplete((info, error) -> sleep(nextLook(info, error)));
+        }
+
+        /** The store's watch, bounded by the store timeout: a listen that never takes hold must not stall the flight. */
+        private CompletableFuture<FlightWatch> listen() {
+            CompletableFuture<FlightWatch> bounded = new CompletableFuture<>();
+            Future<?> giveUp = time.schedule(storeTimeout, () -> bounded.completeExceptionally(new FenceGuardException(
+                    ErrorCode.TIMEOUT, key.value(), "the store's watch did not take hold within " + storeTimeout)));
+            CompletionStage<FlightWatch> listening;
+            try {
+                listening = store.watch(key, this::poke);
+            } catch (RuntimeException e) {
+                listening = CompletableFuture.failedFuture(e);
+            }
+            listening.whenComplete((w, error) -> {
+                giveUp.cancel(false);
+                if (error != null) {
+                    bounded.completeExceptionally(error);
+                } else if (!bounded.complete(w)) {
+                    w.close(); // took hold after we gave up on it
+                }
+            });
+            return bounded;
         }
 
         /** The poll interval, or less when the leader's lease expires sooner; zero when the lock is free now. */
