@@ -6,14 +6,13 @@ import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.FlightStore;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
+import dev.fenceguard.jdbc.internal.PgBound;
 import dev.fenceguard.jdbc.internal.FlightListener;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Objects;
@@ -55,8 +54,6 @@ import javax.sql.DataSource;
  */
 public final class PostgresFlightStore implements FlightStore, AutoCloseable {
 
-    /** Sent in the same round trip as each statement; reverts when the statement's transaction ends. */
-    private static final String BOUND = "SELECT set_config('lock_timeout', ?, true), set_config('statement_timeout', ?, true); ";
 
     private final BoundedJdbc calls;
     private final String table;
@@ -75,20 +72,20 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
         this.channel = channelOf(b.schema, b.table);
         this.listener = new FlightListener(b.listenerDataSource, channel);
         String retained = "f.result IS NOT NULL AND f.result_expires_at > clock_timestamp()";
-        this.readSql = BOUND + "SELECT f.result_fence, f.result FROM " + table + " f WHERE f.flight_key = ? AND " + retained;
-        this.beginSql = BOUND + "INSERT INTO " + table + " AS f (flight_key, flight_fence, updated_at) VALUES (?, ?, clock_timestamp()) "
+        this.readSql = PgBound.BOUND + "SELECT f.result_fence, f.result FROM " + table + " f WHERE f.flight_key = ? AND " + retained;
+        this.beginSql = PgBound.BOUND + "INSERT INTO " + table + " AS f (flight_key, flight_fence, updated_at) VALUES (?, ?, clock_timestamp()) "
                 + "ON CONFLICT (flight_key) DO UPDATE SET flight_fence = EXCLUDED.flight_fence, result = NULL, result_fence = NULL, "
                 + "result_expires_at = NULL, updated_at = EXCLUDED.updated_at "
                 + "WHERE f.flight_fence <= EXCLUDED.flight_fence AND NOT (" + retained + ") RETURNING 1";
-        this.diagnoseSql = BOUND + "SELECT f.flight_fence, (" + retained + "), f.result_fence, f.result FROM " + table
+        this.diagnoseSql = PgBound.BOUND + "SELECT f.flight_fence, (" + retained + "), f.result_fence, f.result FROM " + table
                 + " f WHERE f.flight_key = ?";
-        this.publishSql = BOUND + "INSERT INTO " + table + " AS f (flight_key, flight_fence, result, result_fence, result_expires_at, "
+        this.publishSql = PgBound.BOUND + "INSERT INTO " + table + " AS f (flight_key, flight_fence, result, result_fence, result_expires_at, "
                 + "updated_at) VALUES (?, ?, ?, ?, clock_timestamp() + (?::bigint * interval '1 millisecond'), clock_timestamp()) "
                 + "ON CONFLICT (flight_key) DO UPDATE SET flight_fence = EXCLUDED.flight_fence, result = EXCLUDED.result, "
                 + "result_fence = EXCLUDED.result_fence, result_expires_at = EXCLUDED.result_expires_at, updated_at = EXCLUDED.updated_at "
                 + "WHERE f.flight_fence <= EXCLUDED.flight_fence RETURNING 1, pg_notify(?, f.flight_key)";
-        this.newestSql = BOUND + "SELECT f.flight_fence FROM " + table + " f WHERE f.flight_key = ?";
-        this.wakeSql = BOUND + "SELECT pg_notify(?, ?)";
+        this.newestSql = PgBound.BOUND + "SELECT f.flight_fence FROM " + table + " f WHERE f.flight_key = ?";
+        this.wakeSql = PgBound.BOUND + "SELECT pg_notify(?, ?)";
     }
 
     /**
@@ -114,9 +111,9 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
     @Override
     public CompletionStage<Optional<FlightResult>> read(LockKey key, Duration timeout) {
         return calls.submit(key.value(), "singleflight read on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = bounded(c, readSql, left)) {
+            try (PreparedStatement ps = PgBound.prepare(c, readSql, left)) {
                 ps.setString(3, key.value());
-                try (ResultSet rs = resultAfterBound(ps)) {
+                try (ResultSet rs = PgBound.resultAfterBound(ps)) {
                     return rs.next() ? Optional.of(new FlightResult(rs.getLong(1), rs.getBytes(2))) : Optional.<FlightResult>empty();
                 }
             }
@@ -128,18 +125,18 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
         return calls.submit(key.value(), "singleflight begin on " + table, timeout, (c, left) -> {
             // A result that expires between the refused begin and its diagnosis leaves neither reason: begin again.
             for (int attempt = 0; ; attempt++) {
-                try (PreparedStatement ps = bounded(c, beginSql, left)) {
+                try (PreparedStatement ps = PgBound.prepare(c, beginSql, left)) {
                     ps.setString(3, key.value());
                     ps.setLong(4, fence);
-                    try (ResultSet rs = resultAfterBound(ps)) {
+                    try (ResultSet rs = PgBound.resultAfterBound(ps)) {
                         if (rs.next()) {
                             return new FlightStart.Started();
                         }
                     }
                 }
-                try (PreparedStatement ps = bounded(c, diagnoseSql, left)) {
+                try (PreparedStatement ps = PgBound.prepare(c, diagnoseSql, left)) {
                     ps.setString(3, key.value());
-                    try (ResultSet rs = resultAfterBound(ps)) {
+                    try (ResultSet rs = PgBound.resultAfterBound(ps)) {
                         if (rs.next()) {
                             if (rs.getBoolean(2)) {
                                 return new FlightStart.Retained(new FlightResult(rs.getLong(3), rs.getBytes(4)));
@@ -158,22 +155,22 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
     public CompletionStage<WriteOutcome> publish(LockKey key, long fence, byte[] result, Duration retention, Duration timeout) {
         String resource = table + "[flight_key=" + key.value() + "]";
         return calls.submit(key.value(), "singleflight publish on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = bounded(c, publishSql, left)) {
+            try (PreparedStatement ps = PgBound.prepare(c, publishSql, left)) {
                 ps.setString(3, key.value());
                 ps.setLong(4, fence);
                 ps.setBytes(5, result);
                 ps.setLong(6, fence);
                 ps.setLong(7, retention.toMillis());
                 ps.setString(8, channel);
-                try (ResultSet rs = resultAfterBound(ps)) {
+                try (ResultSet rs = PgBound.resultAfterBound(ps)) {
                     if (rs.next()) {
                         return new WriteOutcome.Applied(resource, fence);
                     }
                 }
             }
-            try (PreparedStatement ps = bounded(c, newestSql, left)) {
+            try (PreparedStatement ps = PgBound.prepare(c, newestSql, left)) {
                 ps.setString(3, key.value());
-                try (ResultSet rs = resultAfterBound(ps)) {
+                try (ResultSet rs = PgBound.resultAfterBound(ps)) {
                     long newest = rs.next() ? rs.getLong(1) : 0;
                     return new WriteOutcome.Stale(resource, fence, newest, FencePolicy.SAME_OR_NEWER);
                 }
@@ -184,10 +181,10 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
     @Override
     public CompletionStage<Void> wake(LockKey key, Duration timeout) {
         return calls.submit(key.value(), "singleflight wake on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = bounded(c, wakeSql, left)) {
+            try (PreparedStatement ps = PgBound.prepare(c, wakeSql, left)) {
                 ps.setString(3, channel);
                 ps.setString(4, key.value());
-                resultAfterBound(ps).close();
+                PgBound.resultAfterBound(ps).close();
                 return (Void) null;
             }
         }, null);
@@ -217,27 +214,6 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required by every Java platform", e);
         }
-    }
-
-    private static PreparedStatement bounded(Connection c, String sql, BoundedJdbc.TimeLeft left) throws SQLException {
-        PreparedStatement ps = c.prepareStatement(sql);
-        try {
-            String millis = Integer.toString(left.millis());
-            ps.setString(1, millis);
-            ps.setString(2, millis);
-            return ps;
-        } catch (SQLException | RuntimeException e) {
-            ps.close();
-            throw e;
-        }
-    }
-
-    private static ResultSet resultAfterBound(PreparedStatement ps) throws SQLException {
-        ps.execute();
-        if (!ps.getMoreResults()) {
-            throw new SQLException("the statement after the timeout settings returned no rows", "XX000");
-        }
-        return ps.getResultSet();
     }
 
     /** Options for a {@link PostgresFlightStore}. Not thread-safe; {@link #build()} copies. */

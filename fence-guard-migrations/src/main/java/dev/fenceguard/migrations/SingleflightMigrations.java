@@ -3,7 +3,6 @@ package dev.fenceguard.migrations;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import java.util.Objects;
 import javax.sql.DataSource;
-import org.flywaydb.core.Flyway;
 
 /**
  * Creates or upgrades fence-guard's singleflight table on PostgreSQL with Flyway (the table of
@@ -78,18 +77,7 @@ public final class SingleflightMigrations {
          * @throws org.flywaydb.core.api.FlywayException if a migration fails
          */
         public int migrate() {
-            return Flyway.configure()
-                    .dataSource(dataSource)
-                    .locations(LOCATION)
-                    .schemas(schema)
-                    .createSchemas(true)
-                    .table(historyTable(table))
-                    .baselineOnMigrate(true)
-                    .baselineVersion("0")
-                    .placeholders(FenceGuardMigrations.placeholders(schema, table))
-                    .load()
-                    .migrate()
-                    .migrationsExecuted;
+            return FenceGuardMigrations.migrate(dataSource, LOCATION, schema, table, historyTable(table));
         }
     }
 }

@@ -5,6 +5,7 @@ import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.FlightWatchers;
 import dev.fenceguard.core.spi.FlightStore;
 import dev.fenceguard.redis.internal.RedisErrors;
 import dev.fenceguard.redis.internal.RedisHandle;
@@ -17,17 +18,11 @@ import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The {@link FlightStore} of {@link dev.fenceguard.core.singleflight.Singleflight} on Redis
@@ -59,7 +54,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedisFlightStore implements FlightStore, AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(RedisFlightStore.class);
     private static final Script READ = Script.load("sf_read");
     private static final Script BEGIN = Script.load("sf_begin");
     private static final Script PUBLISH = Script.load("sf_publish");
@@ -69,7 +63,7 @@ public final class RedisFlightStore implements FlightStore, AutoCloseable {
     private final Supplier<StatefulRedisPubSubConnection<String, String>> connectPubSub;
     private final String prefix;
     private final String channel;
-    private final Map<String, Set<Runnable>> watchers = new ConcurrentHashMap<>();
+    private final FlightWatchers watchers = new FlightWatchers();
     private final Object guard = new Object();
     private CompletableFuture<StatefulRedisPubSubConnection<String, String>> subscribed;
     private boolean closed;
@@ -152,11 +146,7 @@ public final class RedisFlightStore implements FlightStore, AutoCloseable {
     @Override
     public CompletionStage<FlightWatch> watch(LockKey key, Runnable onChange) {
         Objects.requireNonNull(onChange, "onChange");
-        watchers.computeIfAbsent(key.value(), k -> ConcurrentHashMap.newKeySet()).add(onChange);
-        FlightWatch watch = () -> watchers.computeIfPresent(key.value(), (k, set) -> {
-            set.remove(onChange);
-            return set.isEmpty() ? null : set;
-        });
+        FlightWatch watch = watchers.add(key.value(), onChange);
         return subscription().handle((c, error) -> {
             if (error != null) {
                 watch.close();
@@ -187,7 +177,7 @@ public final class RedisFlightStore implements FlightStore, AutoCloseable {
                     @Override
                     public void message(String ch, String message) {
                         if (channel.equals(ch)) {
-                            tell(watchers.get(message));
+                            watchers.tell(message);
                         }
                     }
                 });
@@ -204,19 +194,6 @@ public final class RedisFlightStore implements FlightStore, AutoCloseable {
             }
         });
         return start;
-    }
-
-    private void tell(Set<Runnable> set) {
-        if (set == null) {
-            return;
-        }
-        for (Runnable r : List.copyOf(set)) {
-            try {
-                r.run();
-            } catch (RuntimeException e) {
-                log.warn("a singleflight watcher threw; ignored", e);
-            }
-        }
     }
 
     /** Closes the connections this store opened; later waits poll. */

@@ -276,12 +276,15 @@ public abstract class SingleflightContract {
                 .isEqualTo(2);
     }
 
-    @Test
-    void aWaiterIsWokenByTheStoresNotificationNotByItsPoll() throws Exception {
-        CountDownLatch waiting = new CountDownLatch(1);
+    /** A flight computing in one process (until {@code gate} completes) and one caller of another process asleep, waiting for it. */
+    private record Waiting(Proc waiter, CompletableFuture<String> gate, CompletableFuture<String> leaderCaller,
+            CompletableFuture<String> waiterCaller) {}
+
+    private Waiting aLeaderAndAnAsleepWaiter(String name) throws Exception {
+        CountDownLatch asleep = new CountDownLatch(1);
         Proc leader = proc(null);
-        Proc waiter = proc(waiting);
-        String k = key("notified");
+        Proc waiter = proc(asleep);
+        String k = key(name);
         CompletableFuture<String> gate = new CompletableFuture<>();
         CountDownLatch started = new CountDownLatch(1);
         CompletableFuture<String> first = leader.flights.runAsync(k, LONG, UTF8, lease -> {
@@ -290,38 +293,31 @@ public abstract class SingleflightContract {
         }).toCompletableFuture();
         assertThat(started.await(60, TimeUnit.SECONDS)).isTrue();
         CompletableFuture<String> second = waiter.flights.runAsync(k, LONG, UTF8,
-                lease -> CompletableFuture.completedFuture("computed twice")).toCompletableFuture();
-        assertThat(waiting.await(60, TimeUnit.SECONDS)).as("the waiter listens and sleeps (poll: a day; lease: a day)").isTrue();
+                lease -> CompletableFuture.completedFuture("computed again, fence " + lease.fence().value())).toCompletableFuture();
+        assertThat(asleep.await(60, TimeUnit.SECONDS)).as("the waiter listens and sleeps (poll: a day; lease: a day)").isTrue();
+        return new Waiting(waiter, gate, first, second);
+    }
 
-        gate.complete("published");
+    @Test
+    void aWaiterIsWokenByTheStoresNotificationNotByItsPoll() throws Exception {
+        Waiting w = aLeaderAndAnAsleepWaiter("notified");
 
-        assertThat(second.get(60, TimeUnit.SECONDS)).isEqualTo("published");
-        assertThat(first.get(60, TimeUnit.SECONDS)).isEqualTo("published");
-        assertThat(waiter.lookups).as("it slept once and was woken by the notification").hasValue(1);
+        w.gate().complete("published");
+
+        assertThat(w.waiterCaller().get(60, TimeUnit.SECONDS)).isEqualTo("published");
+        assertThat(w.leaderCaller().get(60, TimeUnit.SECONDS)).isEqualTo("published");
+        assertThat(w.waiter().lookups).as("it slept once and was woken by the notification").hasValue(1);
     }
 
     @Test
     void aFailedFlightWakesTheWaitersOfOtherProcessesToTakeOver() throws Exception {
-        CountDownLatch waiting = new CountDownLatch(1);
-        Proc leader = proc(null);
-        Proc waiter = proc(waiting);
-        String k = key("failed");
-        CompletableFuture<String> gate = new CompletableFuture<>();
-        CountDownLatch started = new CountDownLatch(1);
-        CompletableFuture<String> first = leader.flights.runAsync(k, LONG, UTF8, lease -> {
-            started.countDown();
-            return gate;
-        }).toCompletableFuture();
-        assertThat(started.await(60, TimeUnit.SECONDS)).isTrue();
-        CompletableFuture<String> second = waiter.flights.runAsync(k, LONG, UTF8,
-                lease -> CompletableFuture.completedFuture("second try, fence " + lease.fence().value())).toCompletableFuture();
-        assertThat(waiting.await(60, TimeUnit.SECONDS)).isTrue();
+        Waiting w = aLeaderAndAnAsleepWaiter("failed");
 
-        gate.completeExceptionally(new IllegalStateException("upstream down"));
+        w.gate().completeExceptionally(new IllegalStateException("upstream down"));
 
-        assertThat(second.get(60, TimeUnit.SECONDS)).startsWith("second try");
-        assertThat(first).isCompletedExceptionally();
-        assertThat(waiter.lookups).as("woken by the failed flight's wake, not a timer").hasValue(1);
+        assertThat(w.waiterCaller().get(60, TimeUnit.SECONDS)).startsWith("computed again");
+        assertThat(w.leaderCaller()).isCompletedExceptionally();
+        assertThat(w.waiter().lookups).as("woken by the failed flight's wake, not a timer").hasValue(1);
     }
 
     @Test

@@ -4,17 +4,16 @@ import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.TimeSource;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.FlightWatchers;
 import dev.fenceguard.core.spi.FlightStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A {@link FlightStore} in this process's memory: for users' unit tests (with an
@@ -31,7 +30,7 @@ public final class InMemoryFlightStore implements FlightStore {
 
     private final TimeSource time;
     private final Map<LockKey, Entry> entries = new HashMap<>();
-    private final Map<LockKey, List<Runnable>> watchers = new HashMap<>();
+    private final FlightWatchers watchers = new FlightWatchers();
 
     /** A store on the system clock. */
     public InMemoryFlightStore() {
@@ -82,53 +81,30 @@ public final class InMemoryFlightStore implements FlightStore {
             }
             entries.put(key, new Entry(fence, new FlightResult(fence, result.clone()), time.now().plus(retention)));
         }
-        notifyWatchers(key);
+        watchers.tell(key.value());
         return CompletableFuture.completedFuture(new WriteOutcome.Applied(resource, fence));
     }
 
     @Override
     public CompletionStage<Void> wake(LockKey key, Duration timeout) {
-        notifyWatchers(key);
+        watchers.tell(key.value());
         return CompletableFuture.completedFuture(null);
     }
 
     @Override
     public CompletionStage<FlightWatch> watch(LockKey key, Runnable onChange) {
         Objects.requireNonNull(onChange, "onChange");
-        synchronized (this) {
-            watchers.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).add(onChange);
-        }
-        FlightWatch w = () -> {
-            synchronized (this) {
-                List<Runnable> list = watchers.get(key);
-                if (list != null) {
-                    list.remove(onChange);
-                    if (list.isEmpty()) {
-                        watchers.remove(key);
-                    }
-                }
-            }
-        };
+        FlightWatch w = watchers.add(key.value(), onChange);
         return CompletableFuture.completedFuture(w);
     }
 
     /** How many watches are open on {@code key} (for tests: a finished flight leaves none). */
-    public synchronized int watchers(LockKey key) {
-        List<Runnable> list = watchers.get(key);
-        return list == null ? 0 : list.size();
+    public int watchers(LockKey key) {
+        return watchers.count(key.value());
     }
 
     private Optional<FlightResult> retained(Entry e) {
         return e != null && e.result() != null && time.now().isBefore(e.expiresAt()) ? Optional.of(e.result()) : Optional.empty();
-    }
-
-    private void notifyWatchers(LockKey key) {
-        List<Runnable> list;
-        synchronized (this) {
-            List<Runnable> current = watchers.get(key);
-            list = current == null ? List.of() : List.copyOf(current);
-        }
-        list.forEach(Runnable::run);
     }
 
     @Override

@@ -1,29 +1,24 @@
 package dev.fenceguard.core.singleflight;
 
 import dev.fenceguard.core.LockClient;
-import dev.fenceguard.core.LockId;
-import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.ManualTimeSource;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.memory.FreezableLink;
 import dev.fenceguard.core.memory.InMemoryFlightStore;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import dev.fenceguard.core.spi.FlightStore;
-import dev.fenceguard.core.spi.Grant;
-import dev.fenceguard.core.spi.LockBackend;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 
 /**
  * Processes as separate JVMs would be: each with its own lock client, its own {@link Singleflight} and
@@ -173,69 +168,6 @@ final class Processes {
         public CompletionStage<FlightWatch> watch(LockKey key, Runnable onChange) {
             count("watch");
             return inner.watch(key, onChange);
-        }
-    }
-
-    /** A link to the shared lock backend that counts calls and can be frozen: calls made while frozen answer only on thaw. */
-    static final class FreezableLink implements LockBackend {
-        private final InMemoryLockBackend backend;
-        private final List<Runnable> held = new ArrayList<>();
-        private boolean frozen;
-        final AtomicInteger calls = new AtomicInteger();
-
-        FreezableLink(InMemoryLockBackend backend) {
-            this.backend = backend;
-        }
-
-        synchronized void freeze() {
-            frozen = true;
-        }
-
-        void thaw() {
-            List<Runnable> late;
-            synchronized (this) {
-                frozen = false;
-                late = new ArrayList<>(held);
-                held.clear();
-            }
-            late.forEach(Runnable::run);
-        }
-
-        private <T> CompletionStage<T> call(Supplier<T> op) {
-            calls.incrementAndGet();
-            synchronized (this) {
-                if (frozen) {
-                    CompletableFuture<T> late = new CompletableFuture<>();
-                    held.add(() -> late.complete(op.get()));
-                    return late;
-                }
-            }
-            return CompletableFuture.completedFuture(op.get());
-        }
-
-        @Override
-        public String name() {
-            return "in-memory";
-        }
-
-        @Override
-        public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-            return call(() -> backend.tryAcquire(key, lockId, ttl));
-        }
-
-        @Override
-        public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-            return call(() -> backend.release(key, lockId));
-        }
-
-        @Override
-        public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-            return call(() -> backend.extend(key, lockId, ttl));
-        }
-
-        @Override
-        public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-            return call(() -> backend.lookup(key));
         }
     }
 }

@@ -2,16 +2,13 @@ package dev.fenceguard.jdbc.internal;
 
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.internal.FlightWatchers;
 import dev.fenceguard.core.spi.FlightStore.FlightWatch;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -31,7 +28,7 @@ public final class FlightListener {
 
     private final DataSource dataSource;
     private final String channel;
-    private final Map<String, Set<Runnable>> watchers = new ConcurrentHashMap<>();
+    private final FlightWatchers watchers = new FlightWatchers();
     private final Object guard = new Object();
     private CompletableFuture<Connection> listening;
     private boolean closed;
@@ -43,11 +40,7 @@ public final class FlightListener {
 
     /** Registers {@code onChange} for {@code key}; the stage completes once the connection listens. */
     public CompletionStage<FlightWatch> watch(String key, Runnable onChange) {
-        watchers.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(onChange);
-        FlightWatch watch = () -> watchers.computeIfPresent(key, (k, set) -> {
-            set.remove(onChange);
-            return set.isEmpty() ? null : set;
-        });
+        FlightWatch watch = watchers.add(key, onChange);
         return connection().handle((c, error) -> {
             if (error != null) {
                 watch.close();
@@ -95,7 +88,7 @@ public final class FlightListener {
                 }
                 if (batch != null) {
                     for (PGNotification n : batch) {
-                        tell(watchers.get(n.getParameter()));
+                        watchers.tell(n.getParameter());
                     }
                 }
             }
@@ -110,23 +103,10 @@ public final class FlightListener {
             if (!start.completeExceptionally(PgErrors.map(e, null, "LISTEN " + channel)) && !wasClosed) {
                 log.warn("the LISTEN connection of {} broke; waiters poll until the next flight listens again: {}", channel,
                         PgErrors.map(e, null, "LISTEN").getMessage());
-                watchers.values().forEach(this::tell); // let them look now rather than at their next poll
+                watchers.tellAll();
             }
         } finally {
             closeQuietly(c);
-        }
-    }
-
-    private void tell(Set<Runnable> set) {
-        if (set == null) {
-            return;
-        }
-        for (Runnable r : List.copyOf(set)) {
-            try {
-                r.run();
-            } catch (RuntimeException e) {
-                log.warn("a singleflight watcher threw; ignored", e);
-            }
         }
     }
 
