@@ -46,6 +46,14 @@ class FirestoreSingleflightTest extends SingleflightContract {
     }
 
     @Test
+    void aResultTooLargeForADocumentFailsWithAMappedError() {
+        FlightStore store = newStore();
+        LockKey k = LockKey.of(key("too-large"));
+        assertThatThrownBy(() -> store.publish(k, 1, new byte[1_100_000], Duration.ofMinutes(1), Duration.ofSeconds(30))
+                .toCompletableFuture().join()).cause().isInstanceOf(dev.fenceguard.core.FenceGuardException.class);
+    }
+
+    @Test
     void badSettingsAreRefusedBeforeAnyCall() {
         assertThatThrownBy(() -> FirestoreFlightStore.builder(DB).withCollection("a/b")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> FirestoreFlightStore.builder(DB).withWriteAttempts(0)).hasMessage("writeAttempts must be at least 1, was 0");

@@ -82,6 +82,18 @@ class RedisSingleflightTest {
         }
 
         @Test
+        void anUnreachableServerIsReportedAsUnavailable() {
+            io.lettuce.core.RedisClient nowhere = io.lettuce.core.RedisClient.create("redis://127.0.0.1:1");
+            try {
+                assertThatThrownBy(() -> RedisFlightStore.builder(nowhere).build()).isInstanceOfSatisfying(
+                        dev.fenceguard.core.FenceGuardException.class,
+                        e -> assertThat(e.code()).isEqualTo(dev.fenceguard.core.ErrorCode.UNAVAILABLE));
+            } finally {
+                nowhere.shutdown();
+            }
+        }
+
+        @Test
         void badPrefixesAreRefusedBeforeConnecting() {
             assertThatThrownBy(() -> RedisFlightStore.builder(RedisSupport.shared()).withKeyPrefix("a{b")).hasMessageContaining("'{'");
             assertThatThrownBy(() -> RedisFlightStore.builder((io.lettuce.core.RedisClient) null)).isInstanceOf(NullPointerException.class);

@@ -198,6 +198,27 @@ public final class Singleflight {
         });
     }
 
+    /**
+     * {@link #run(String, Duration, ResultCodec, FlightWork)} for results that are bytes already
+     * ({@link ResultCodec#bytes()}).
+     *
+     * @throws IllegalArgumentException if the key or TTL is invalid (before any I/O)
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public byte[] run(String key, Duration ttl, FlightWork<byte[]> work) throws InterruptedException {
+        return run(key, ttl, ResultCodec.bytes(), work);
+    }
+
+    /**
+     * {@link #runAsync(String, Duration, ResultCodec, Function)} for results that are bytes already
+     * ({@link ResultCodec#bytes()}).
+     *
+     * @throws IllegalArgumentException if the key or TTL is invalid (before any I/O)
+     */
+    public CompletionStage<byte[]> runAsync(String key, Duration ttl, Function<? super Lease, ? extends CompletionStage<byte[]>> work) {
+        return runAsync(key, ttl, ResultCodec.bytes(), work);
+    }
+
     /** The store this instance keeps flights in. */
     public FlightStore store() {
         return store;

@@ -25,7 +25,7 @@ import net.jqwik.api.Tuple;
  *   <li>a publish applies only if no flight with a greater fence has begun (a zombie's is refused);</li>
  *   <li>every caller that got a value got one that was published and applied, never a refused one.</li>
  * </ul>
- * At the end, with every work finished and every link thawed, every caller has an answer within the max wait.
+ * At the end, with every link thawed and every work finishing, every caller has an answer within the max wait.
  */
 class SingleflightProperties {
 
@@ -83,10 +83,13 @@ class SingleflightProperties {
             checkAnswers(ps, callers, step);
         }
         ps.all.forEach(p -> p.link.thaw());
-        for (Work w : works) {
-            w.result().complete("v" + w.fence());
+        for (int second = 0; second < 35; second++) {
+            // works that start meanwhile (a waiter taking over) finish too, as healthy processes' would
+            for (Work w : List.copyOf(works)) {
+                w.result().complete("v" + w.fence());
+            }
+            ps.advance(Duration.ofSeconds(1));
         }
-        ps.advance(Duration.ofSeconds(35));
         checkPublishes(ps, null);
         assertThat(callers).as("every caller has an answer after the max wait").allSatisfy(c -> assertThat(c).isDone());
         checkAnswers(ps, callers, null);
