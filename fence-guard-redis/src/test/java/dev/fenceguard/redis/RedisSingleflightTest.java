@@ -82,6 +82,15 @@ class RedisSingleflightTest {
         }
 
         @Test
+        void fencedWritesToldOfTheStoresPrefixRefuseItsKeys() {
+            try (FenceGuardRedis redis = FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(PREFIX + "lock:")
+                    .withFenceKeyPrefix(PREFIX + "fence:").withOtherLockKeyPrefixes(PREFIX + "sf:").build()) {
+                assertThatThrownBy(() -> redis.fencedWrites().set(PREFIX + "sf:{k}:flight", "1", dev.fenceguard.core.FenceToken.of(9)))
+                        .as("a fenced write could rewind a flight's fence").isInstanceOf(IllegalArgumentException.class);
+            }
+        }
+
+        @Test
         void anUnreachableServerIsReportedAsUnavailable() {
             io.lettuce.core.RedisClient nowhere = io.lettuce.core.RedisClient.create("redis://127.0.0.1:1");
             try {

@@ -181,7 +181,7 @@ public abstract class SingleflightContract {
     // --- flights between processes ---
 
     /** One simulated process: its own store instance, lock client and pausable link. */
-    protected final class Proc {
+    private final class Proc {
         final PausableBackend link = new PausableBackend(lockBackend());
         final AtomicInteger lookups = new AtomicInteger();
         final CountDownLatch waiting;
