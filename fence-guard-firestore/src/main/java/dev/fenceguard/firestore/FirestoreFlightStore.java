@@ -129,7 +129,7 @@ public final class FirestoreFlightStore implements FlightStore {
             data.put(FLIGHT_FENCE, fence);
             data.put(RESULT, Blob.fromBytes(result));
             data.put(RESULT_FENCE, fence);
-            data.put(EXPIRES, FirestoreLockBackend.serverMillis(s, key) + retention.toMillis());
+            data.put(EXPIRES, serverMillis(s, key) + retention.toMillis());
             return Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, data), (WriteOutcome) new WriteOutcome.Applied(resource, fence));
         }, () -> contended(key, "publish"));
     }
@@ -184,10 +184,19 @@ public final class FirestoreFlightStore implements FlightStore {
         Blob result = s.getBlob(RESULT);
         Long expires = s.getLong(EXPIRES);
         Long fence = s.getLong(RESULT_FENCE);
-        if (result == null || expires == null || fence == null || FirestoreLockBackend.serverMillis(s, key) >= expires) {
+        if (result == null || expires == null || fence == null || serverMillis(s, key) >= expires) {
             return Optional.empty();
         }
         return Optional.of(new FlightResult(fence, result.toBytes()));
+    }
+
+    /** The server's clock at the read, in epoch milliseconds rounded down (as the lock backend judges expiry). */
+    private static long serverMillis(DocumentSnapshot s, LockKey key) {
+        com.google.cloud.Timestamp t = s.getReadTime();
+        if (t == null) { // never seen: every read response carries a read time
+            throw new FenceGuardException(ErrorCode.INTERNAL, key.value(), "Firestore returned no read time; cannot judge retention");
+        }
+        return Math.addExact(Math.multiplyExact(t.getSeconds(), 1000L), t.getNanos() / 1_000_000);
     }
 
     private static <T> T contended(LockKey key, String operation) {

@@ -159,7 +159,7 @@ public final class FirestoreLockBackend implements LockBackend {
      * The server's clock at the read, in epoch milliseconds rounded down: for a whole-millisecond expiry
      * {@code e}, {@code floor(t) < e} exactly when {@code t < e}, so rounding never revives a lease.
      */
-    static long serverMillis(DocumentSnapshot s, LockKey key) {
+    private static long serverMillis(DocumentSnapshot s, LockKey key) {
         Timestamp t = s.getReadTime();
         if (t == null) { // never seen: every read response carries a read time
             throw new FenceGuardException(ErrorCode.INTERNAL, key.value(), "Firestore returned no read time; cannot judge expiry");

@@ -6,7 +6,7 @@ import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.FlightStore;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
-import dev.fenceguard.jdbc.internal.PgBound;
+import dev.fenceguard.jdbc.internal.BoundStatements;
 import dev.fenceguard.jdbc.internal.FlightListener;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -72,20 +72,20 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
         this.channel = channelOf(b.schema, b.table);
         this.listener = new FlightListener(b.listenerDataSource, channel);
         String retained = "f.result IS NOT NULL AND f.result_expires_at > clock_timestamp()";
-        this.readSql = PgBound.BOUND + "SELECT f.result_fence, f.result FROM " + table + " f WHERE f.flight_key = ? AND " + retained;
-        this.beginSql = PgBound.BOUND + "INSERT INTO " + table + " AS f (flight_key, flight_fence, updated_at) VALUES (?, ?, clock_timestamp()) "
+        this.readSql = BoundStatements.BOUND + "SELECT f.result_fence, f.result FROM " + table + " f WHERE f.flight_key = ? AND " + retained;
+        this.beginSql = BoundStatements.BOUND + "INSERT INTO " + table + " AS f (flight_key, flight_fence, updated_at) VALUES (?, ?, clock_timestamp()) "
                 + "ON CONFLICT (flight_key) DO UPDATE SET flight_fence = EXCLUDED.flight_fence, result = NULL, result_fence = NULL, "
                 + "result_expires_at = NULL, updated_at = EXCLUDED.updated_at "
                 + "WHERE f.flight_fence <= EXCLUDED.flight_fence AND NOT (" + retained + ") RETURNING 1";
-        this.diagnoseSql = PgBound.BOUND + "SELECT f.flight_fence, (" + retained + "), f.result_fence, f.result FROM " + table
+        this.diagnoseSql = BoundStatements.BOUND + "SELECT f.flight_fence, (" + retained + "), f.result_fence, f.result FROM " + table
                 + " f WHERE f.flight_key = ?";
-        this.publishSql = PgBound.BOUND + "INSERT INTO " + table + " AS f (flight_key, flight_fence, result, result_fence, result_expires_at, "
+        this.publishSql = BoundStatements.BOUND + "INSERT INTO " + table + " AS f (flight_key, flight_fence, result, result_fence, result_expires_at, "
                 + "updated_at) VALUES (?, ?, ?, ?, clock_timestamp() + (?::bigint * interval '1 millisecond'), clock_timestamp()) "
                 + "ON CONFLICT (flight_key) DO UPDATE SET flight_fence = EXCLUDED.flight_fence, result = EXCLUDED.result, "
                 + "result_fence = EXCLUDED.result_fence, result_expires_at = EXCLUDED.result_expires_at, updated_at = EXCLUDED.updated_at "
                 + "WHERE f.flight_fence <= EXCLUDED.flight_fence RETURNING 1, pg_notify(?, f.flight_key)";
-        this.newestSql = PgBound.BOUND + "SELECT f.flight_fence FROM " + table + " f WHERE f.flight_key = ?";
-        this.wakeSql = PgBound.BOUND + "SELECT pg_notify(?, ?)";
+        this.newestSql = BoundStatements.BOUND + "SELECT f.flight_fence FROM " + table + " f WHERE f.flight_key = ?";
+        this.wakeSql = BoundStatements.BOUND + "SELECT pg_notify(?, ?)";
     }
 
     /**
@@ -111,9 +111,9 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
     @Override
     public CompletionStage<Optional<FlightResult>> read(LockKey key, Duration timeout) {
         return calls.submit(key.value(), "singleflight read on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = PgBound.prepare(c, readSql, left)) {
+            try (PreparedStatement ps = BoundStatements.prepare(c, readSql, left)) {
                 ps.setString(3, key.value());
-                try (ResultSet rs = PgBound.resultAfterBound(ps)) {
+                try (ResultSet rs = BoundStatements.resultAfterBound(ps)) {
                     return rs.next() ? Optional.of(new FlightResult(rs.getLong(1), rs.getBytes(2))) : Optional.<FlightResult>empty();
                 }
             }
@@ -125,18 +125,18 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
         return calls.submit(key.value(), "singleflight begin on " + table, timeout, (c, left) -> {
             // A result that expires between the refused begin and its diagnosis leaves neither reason: begin again.
             for (int attempt = 0; ; attempt++) {
-                try (PreparedStatement ps = PgBound.prepare(c, beginSql, left)) {
+                try (PreparedStatement ps = BoundStatements.prepare(c, beginSql, left)) {
                     ps.setString(3, key.value());
                     ps.setLong(4, fence);
-                    try (ResultSet rs = PgBound.resultAfterBound(ps)) {
+                    try (ResultSet rs = BoundStatements.resultAfterBound(ps)) {
                         if (rs.next()) {
                             return new FlightStart.Started();
                         }
                     }
                 }
-                try (PreparedStatement ps = PgBound.prepare(c, diagnoseSql, left)) {
+                try (PreparedStatement ps = BoundStatements.prepare(c, diagnoseSql, left)) {
                     ps.setString(3, key.value());
-                    try (ResultSet rs = PgBound.resultAfterBound(ps)) {
+                    try (ResultSet rs = BoundStatements.resultAfterBound(ps)) {
                         if (rs.next()) {
                             if (rs.getBoolean(2)) {
                                 return new FlightStart.Retained(new FlightResult(rs.getLong(3), rs.getBytes(4)));
@@ -155,22 +155,22 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
     public CompletionStage<WriteOutcome> publish(LockKey key, long fence, byte[] result, Duration retention, Duration timeout) {
         String resource = table + "[flight_key=" + key.value() + "]";
         return calls.submit(key.value(), "singleflight publish on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = PgBound.prepare(c, publishSql, left)) {
+            try (PreparedStatement ps = BoundStatements.prepare(c, publishSql, left)) {
                 ps.setString(3, key.value());
                 ps.setLong(4, fence);
                 ps.setBytes(5, result);
                 ps.setLong(6, fence);
                 ps.setLong(7, retention.toMillis());
                 ps.setString(8, channel);
-                try (ResultSet rs = PgBound.resultAfterBound(ps)) {
+                try (ResultSet rs = BoundStatements.resultAfterBound(ps)) {
                     if (rs.next()) {
                         return new WriteOutcome.Applied(resource, fence);
                     }
                 }
             }
-            try (PreparedStatement ps = PgBound.prepare(c, newestSql, left)) {
+            try (PreparedStatement ps = BoundStatements.prepare(c, newestSql, left)) {
                 ps.setString(3, key.value());
-                try (ResultSet rs = PgBound.resultAfterBound(ps)) {
+                try (ResultSet rs = BoundStatements.resultAfterBound(ps)) {
                     long newest = rs.next() ? rs.getLong(1) : 0;
                     return new WriteOutcome.Stale(resource, fence, newest, FencePolicy.SAME_OR_NEWER);
                 }
@@ -181,10 +181,10 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
     @Override
     public CompletionStage<Void> wake(LockKey key, Duration timeout) {
         return calls.submit(key.value(), "singleflight wake on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = PgBound.prepare(c, wakeSql, left)) {
+            try (PreparedStatement ps = BoundStatements.prepare(c, wakeSql, left)) {
                 ps.setString(3, channel);
                 ps.setString(4, key.value());
-                PgBound.resultAfterBound(ps).close();
+                BoundStatements.resultAfterBound(ps).close();
                 return (Void) null;
             }
         }, null);

@@ -12,7 +12,7 @@ import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
-import dev.fenceguard.jdbc.internal.PgBound;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -64,6 +64,12 @@ public final class PostgresLockBackend implements LockBackend {
 
     private static final Logger log = LoggerFactory.getLogger(PostgresLockBackend.class);
 
+    /**
+     * Sent in the same round trip as each statement (one Sync, so one transaction even in auto-commit):
+     * both settings revert when that transaction ends, and the pool's connection keeps its own.
+     */
+    private static final String BOUND = "SELECT set_config('lock_timeout', ?, true), set_config('statement_timeout', ?, true); ";
+
     private final Executor executor;
     private final BoundedJdbc calls;
     private final String table;
@@ -85,19 +91,19 @@ public final class PostgresLockBackend implements LockBackend {
                 + ") / " + FenceStrategy.MICROS_PER_FENCE + ")::bigint";
         String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
         String nextFence = strategy == FenceStrategy.DENSE ? "l.fence + 1" : "GREATEST(l.fence + 1, " + floor + ")";
-        this.acquireSql = PgBound.BOUND + "INSERT INTO " + table + " AS l (lock_key, fence, lock_id, expires_at, acquired_at) "
+        this.acquireSql = BOUND + "INSERT INTO " + table + " AS l (lock_key, fence, lock_id, expires_at, acquired_at) "
                 + "VALUES (?, " + firstFence + ", ?, " + expiry + ", clock_timestamp()) "
                 + "ON CONFLICT (lock_key) DO UPDATE SET fence = " + nextFence + ", lock_id = EXCLUDED.lock_id, "
                 + "expires_at = " + expiry + ", acquired_at = clock_timestamp() "
                 + "WHERE (l.lock_id IS NULL OR l.expires_at <= clock_timestamp()) AND " + nextFence + " <= " + FenceToken.MAX_VALUE
                 + " RETURNING fence, expires_at";
-        this.diagnoseSql = PgBound.BOUND + "SELECT " + nextFence + " FROM " + table
+        this.diagnoseSql = BOUND + "SELECT " + nextFence + " FROM " + table
                 + " l WHERE lock_key = ? AND (lock_id IS NULL OR expires_at <= clock_timestamp())";
-        this.releaseSql = PgBound.BOUND + "UPDATE " + table + " SET lock_id = NULL, expires_at = NULL "
+        this.releaseSql = BOUND + "UPDATE " + table + " SET lock_id = NULL, expires_at = NULL "
                 + "WHERE lock_key = ? AND lock_id = ? AND expires_at > clock_timestamp()";
-        this.extendSql = PgBound.BOUND + "UPDATE " + table + " SET expires_at = " + expiry
+        this.extendSql = BOUND + "UPDATE " + table + " SET expires_at = " + expiry
                 + " WHERE lock_key = ? AND lock_id = ? AND expires_at > clock_timestamp() RETURNING expires_at";
-        this.lookupSql = PgBound.BOUND + "SELECT fence, expires_at FROM " + table
+        this.lookupSql = BOUND + "SELECT fence, expires_at FROM " + table
                 + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > clock_timestamp()";
     }
 
@@ -124,21 +130,21 @@ public final class PostgresLockBackend implements LockBackend {
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         return calls.submit(key.value(), "acquire on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = PgBound.prepare(c, acquireSql, left)) {
+            try (PreparedStatement ps = bounded(c, acquireSql, left)) {
                 ps.setString(3, key.value());
                 ps.setString(4, lockId.value());
                 ps.setLong(5, ttl.toMillis());
                 ps.setLong(6, ttl.toMillis());
-                try (ResultSet rs = PgBound.resultAfterBound(ps)) {
+                try (ResultSet rs = resultAfterBound(ps)) {
                     if (rs.next()) {
                         return Optional.of(new Grant(rs.getLong(1), instant(rs, 2)));
                     }
                 }
             }
             // Refused: held by a live lease, or free but out of fences. Only this path pays a second statement.
-            try (PreparedStatement ps = PgBound.prepare(c, diagnoseSql, left)) {
+            try (PreparedStatement ps = bounded(c, diagnoseSql, left)) {
                 ps.setString(3, key.value());
-                try (ResultSet rs = PgBound.resultAfterBound(ps)) {
+                try (ResultSet rs = resultAfterBound(ps)) {
                     if (rs.next() && rs.getLong(1) > FenceToken.MAX_VALUE) {
                         throw new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(), "the key has issued its last fence "
                                 + "(next would be " + rs.getLong(1) + " > " + FenceToken.MAX_VALUE + "); no lock was taken");
@@ -152,7 +158,7 @@ public final class PostgresLockBackend implements LockBackend {
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
         return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = PgBound.prepare(c, releaseSql, left)) {
+            try (PreparedStatement ps = bounded(c, releaseSql, left)) {
                 ps.setString(3, key.value());
                 ps.setString(4, lockId.value());
                 ps.execute();
@@ -165,11 +171,11 @@ public final class PostgresLockBackend implements LockBackend {
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = PgBound.prepare(c, extendSql, left)) {
+            try (PreparedStatement ps = bounded(c, extendSql, left)) {
                 ps.setLong(3, ttl.toMillis());
                 ps.setString(4, key.value());
                 ps.setString(5, lockId.value());
-                try (ResultSet rs = PgBound.resultAfterBound(ps)) {
+                try (ResultSet rs = resultAfterBound(ps)) {
                     return rs.next() ? Optional.of(instant(rs, 1)) : Optional.<Instant>empty();
                 }
             }
@@ -179,9 +185,9 @@ public final class PostgresLockBackend implements LockBackend {
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
         return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = PgBound.prepare(c, lookupSql, left)) {
+            try (PreparedStatement ps = bounded(c, lookupSql, left)) {
                 ps.setString(3, key.value());
-                try (ResultSet rs = PgBound.resultAfterBound(ps)) {
+                try (ResultSet rs = resultAfterBound(ps)) {
                     return rs.next() ? Optional.of(new LockInfo(key, FenceToken.of(rs.getLong(1)), instant(rs, 2)))
                             : Optional.<LockInfo>empty();
                 }
@@ -201,6 +207,32 @@ public final class PostgresLockBackend implements LockBackend {
 
     private static Instant instant(ResultSet rs, int column) throws SQLException {
         return rs.getObject(column, OffsetDateTime.class).toInstant();
+    }
+
+    /**
+     * {@code sql} (which starts with {@link #BOUND}) with the bound's two parameters set to the time the
+     * call has left; the statement's own parameters start at 3.
+     */
+    private static PreparedStatement bounded(Connection c, String sql, BoundedJdbc.TimeLeft left) throws SQLException {
+        PreparedStatement ps = c.prepareStatement(sql);
+        try {
+            String millis = Integer.toString(left.millis());
+            ps.setString(1, millis);
+            ps.setString(2, millis);
+            return ps;
+        } catch (SQLException | RuntimeException e) {
+            ps.close();
+            throw e;
+        }
+    }
+
+    /** Runs {@code ps} and returns the result set of the statement after the bound's {@code SELECT}. */
+    private static ResultSet resultAfterBound(PreparedStatement ps) throws SQLException {
+        ps.execute();
+        if (!ps.getMoreResults()) {
+            throw new SQLException("the statement after the timeout settings returned no rows", "XX000");
+        }
+        return ps.getResultSet();
     }
 
     /** A grant that arrived after the call timed out reached nobody: free it rather than leave it to its TTL. */

@@ -104,25 +104,20 @@ public final class FenceGuardMigrations {
          * @throws org.flywaydb.core.api.FlywayException if a migration fails
          */
         public int migrate() {
-            return FenceGuardMigrations.migrate(dataSource, LOCATION, schema, table, historyTable(table));
+            return Flyway.configure()
+                    .dataSource(dataSource)
+                    .locations(LOCATION)
+                    .schemas(schema)
+                    .createSchemas(true)
+                    .table(historyTable(table))
+                    // The lock table usually joins a schema that already holds the application's tables:
+                    // start our own history at version 0 there, so that V1 still runs.
+                    .baselineOnMigrate(true)
+                    .baselineVersion("0")
+                    .placeholders(placeholders(schema, table))
+                    .load()
+                    .migrate()
+                    .migrationsExecuted;
         }
-    }
-
-    /** Runs the migrations at {@code location} for {@code schema.table}, with their own history table. */
-    static int migrate(DataSource dataSource, String location, String schema, String table, String history) {
-        return Flyway.configure()
-                .dataSource(dataSource)
-                .locations(location)
-                .schemas(schema)
-                .createSchemas(true)
-                .table(history)
-                // Our tables usually join a schema that already holds the application's tables:
-                // start our own history at version 0 there, so that V1 still runs.
-                .baselineOnMigrate(true)
-                .baselineVersion("0")
-                .placeholders(placeholders(schema, table))
-                .load()
-                .migrate()
-                .migrationsExecuted;
     }
 }

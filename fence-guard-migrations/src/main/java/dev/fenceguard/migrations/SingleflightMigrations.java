@@ -3,6 +3,7 @@ package dev.fenceguard.migrations;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import java.util.Objects;
 import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
 
 /**
  * Creates or upgrades fence-guard's singleflight table on PostgreSQL with Flyway (the table of
@@ -77,7 +78,20 @@ public final class SingleflightMigrations {
          * @throws org.flywaydb.core.api.FlywayException if a migration fails
          */
         public int migrate() {
-            return FenceGuardMigrations.migrate(dataSource, LOCATION, schema, table, historyTable(table));
+            return Flyway.configure()
+                    .dataSource(dataSource)
+                    .locations(LOCATION)
+                    .schemas(schema)
+                    .createSchemas(true)
+                    .table(historyTable(table))
+                    // The table usually joins a schema that already holds the application's tables:
+                    // start our own history at version 0 there, so that V1 still runs.
+                    .baselineOnMigrate(true)
+                    .baselineVersion("0")
+                    .placeholders(FenceGuardMigrations.placeholders(schema, table))
+                    .load()
+                    .migrate()
+                    .migrationsExecuted;
         }
     }
 }
