@@ -103,6 +103,18 @@ class ExamplesTest {
     }
 
     @Test
+    void singleflightDemoComputesOnceAndRefusesTheZombie() throws Exception {
+        Run r = run((out, err) -> SingleflightDemo.run(new String[] {"--redis", TestRedis.server().uri().toString()}, out));
+        assertThat(r.status()).as(r.out()).isZero();
+        assertThat(r.out())
+                .contains("12 requests on 3 nodes got 'EUR/USD 1.0842'; the provider was called 1 time(s)")
+                .containsPattern("node-a computes tomorrow's rates under fence (\\d+) and stalls")
+                .containsPattern("node-b finds the lease expired, computes under fence \\d+ and publishes 'EUR/USD 1.0857 \\(fresh\\)'")
+                .containsPattern("node-a wakes and publishes its stale rates under fence \\d+: refused; its caller gets 'EUR/USD 1.0857 \\(fresh\\)'")
+                .contains("OK: computed once for twelve requests, and the zombie's stale rates never reached a caller");
+    }
+
+    @Test
     void quickStartRunsOnTheTestPostgres() throws Exception {
         Run r = run((out, err) -> QuickStart.run(new String[] {"--jdbc-url", TestPostgres.server().jdbcUrl()}, out));
         assertThat(r.status()).as(r.out()).isZero();

@@ -2,23 +2,18 @@ package dev.fenceguard.core.leader;
 
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
-import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.ManualTimeSource;
+import dev.fenceguard.core.memory.FreezableLink;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
-import dev.fenceguard.core.spi.Grant;
-import dev.fenceguard.core.spi.LockBackend;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Supplier;
 
 /**
  * Candidates as separate processes would be: each with its own lock client and its own link to one
@@ -110,69 +105,6 @@ final class Candidates {
         @Override
         public String toString() {
             return "candidate " + id;
-        }
-    }
-
-    /** A link to the shared backend that can be frozen: calls made while frozen answer only on thaw. */
-    static final class FreezableLink implements LockBackend {
-        private final InMemoryLockBackend backend;
-        private final List<Runnable> held = new ArrayList<>();
-        private boolean frozen;
-        int calls;
-
-        FreezableLink(InMemoryLockBackend backend) {
-            this.backend = backend;
-        }
-
-        synchronized void freeze() {
-            frozen = true;
-        }
-
-        void thaw() {
-            List<Runnable> late;
-            synchronized (this) {
-                frozen = false;
-                late = new ArrayList<>(held);
-                held.clear();
-            }
-            late.forEach(Runnable::run);
-        }
-
-        private <T> CompletionStage<T> call(Supplier<T> op) {
-            synchronized (this) {
-                calls++;
-                if (frozen) {
-                    CompletableFuture<T> late = new CompletableFuture<>();
-                    held.add(() -> late.complete(op.get())); // the server acts when the pause ends
-                    return late;
-                }
-            }
-            return CompletableFuture.completedFuture(op.get());
-        }
-
-        @Override
-        public String name() {
-            return "in-memory";
-        }
-
-        @Override
-        public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-            return call(() -> backend.tryAcquire(key, lockId, ttl));
-        }
-
-        @Override
-        public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-            return call(() -> backend.release(key, lockId));
-        }
-
-        @Override
-        public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-            return call(() -> backend.extend(key, lockId, ttl));
-        }
-
-        @Override
-        public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-            return call(() -> backend.lookup(key));
         }
     }
 }

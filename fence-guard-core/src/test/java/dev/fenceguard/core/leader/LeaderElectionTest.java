@@ -186,6 +186,6 @@ class LeaderElectionTest {
         }
         assertThatThrownBy(() -> LeaderElection.builder(null, NAME)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> LeaderElection.builder(client.async(), NAME).onEvents(null)).isInstanceOf(NullPointerException.class);
-        assertThat(one.get(0).link.calls).as("no call reached the backend").isZero();
+        assertThat(one.get(0).link.calls()).as("no call reached the backend").isZero();
     }
 }

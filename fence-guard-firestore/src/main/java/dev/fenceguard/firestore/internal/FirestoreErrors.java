@@ -99,7 +99,7 @@ public final class FirestoreErrors {
      * status description only where it is safe, and as cause a {@link Redacted} copy (class name, the
      * same facts, stack trace); never the SDK's raw message, which may quote document contents.
      */
-    static FenceGuardException failure(Throwable cause, String subject, String operation) {
+    public static FenceGuardException failure(Throwable cause, String subject, String operation) {
         Status.Code status = status(cause);
         StringBuilder facts = new StringBuilder();
         if (status == null) {

@@ -1,0 +1,245 @@
+package dev.fenceguard.firestore;
+
+import com.google.cloud.firestore.Blob;
+import com.google.cloud.firestore.DocumentReference;
+import com.google.cloud.firestore.DocumentSnapshot;
+import com.google.cloud.firestore.FieldValue;
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.ListenerRegistration;
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.FencePolicy;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.spi.FlightStore;
+import dev.fenceguard.firestore.internal.DocIds;
+import dev.fenceguard.firestore.internal.FirestoreErrors;
+import dev.fenceguard.firestore.internal.FirestoreHandle;
+import dev.fenceguard.firestore.internal.FirestoreHandle.Step;
+import dev.fenceguard.firestore.internal.LockCollections;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The {@link FlightStore} of {@link dev.fenceguard.core.singleflight.Singleflight} on Firestore: one
+ * document per flight key, each operation a read and a write conditioned on the document being
+ * unchanged (as {@link FirestoreLockBackend} works), retention judged by the read time of the snapshot
+ * each decision is based on (Firestore's clock, never the client's).
+ *
+ * <pre>{@code
+ * FlightStore store = FirestoreFlightStore.builder(db).build();
+ * Singleflight flights = Singleflight.builder(lockClient.async(), store).build();
+ * }</pre>
+ *
+ * <p><b>Document.</b> {@code <collection>/<id>} (ids as for locks: {@code "k"} + the escaped key, or a
+ * hash when too long) with fields {@code key}, {@code flightFence} (the newest flight begun; kept, so a
+ * zombie is refused even after the result expired), {@code result} (bytes), {@code resultFence},
+ * {@code resultExpiresAtMillis}, and {@code wakes} (a counter a failed flight bumps). Default collection
+ * {@code fence_guard_flights}. Documents are small: a result must fit Firestore's 1 MiB per document.
+ *
+ * <p><b>Notification.</b> Waiters listen to their flight's document with a snapshot listener: a publish
+ * or a wake changes the document and wakes them. The watch counts as in place once the listener's
+ * first snapshot has arrived. Immutable and thread-safe; the {@link Firestore} client stays yours.
+ *
+ * @since 0.3
+ */
+public final class FirestoreFlightStore implements FlightStore {
+
+    static final String KEY = "key";
+    static final String FLIGHT_FENCE = "flightFence";
+    static final String RESULT = "result";
+    static final String RESULT_FENCE = "resultFence";
+    static final String EXPIRES = "resultExpiresAtMillis";
+    static final String WAKES = "wakes";
+
+    private final FirestoreHandle firestore;
+    private final String collection;
+
+    private FirestoreFlightStore(Builder b) {
+        this.firestore = new FirestoreHandle(b.db, b.attempts);
+        this.collection = b.collection;
+    }
+
+    /**
+     * Settings for a store on {@code db}: collection {@code fence_guard_flights}, 25 write attempts.
+     *
+     * @throws NullPointerException if {@code db} is null
+     */
+    public static Builder builder(Firestore db) {
+        return new Builder(db);
+    }
+
+    @Override
+    public String name() {
+        return "firestore";
+    }
+
+    /** The document that holds {@code key}'s flights (for operators). */
+    public DocumentReference documentOf(String key) {
+        return doc(LockKey.of(key));
+    }
+
+    @Override
+    public CompletionStage<Optional<FlightResult>> read(LockKey key, Duration timeout) {
+        return firestore.readThenWrite(key.value(), "singleflight read", timeout, doc(key),
+                s -> Step.finish(retained(s, key)), Optional::empty);
+    }
+
+    @Override
+    public CompletionStage<FlightStart> begin(LockKey key, long fence, Duration timeout) {
+        DocumentReference doc = doc(key);
+        return firestore.readThenWrite(key.value(), "singleflight begin", timeout, doc, s -> {
+            Optional<FlightResult> kept = retained(s, key);
+            if (kept.isPresent()) {
+                return Step.finish(new FlightStart.Retained(kept.get()));
+            }
+            long newest = newest(s);
+            if (newest > fence) {
+                return Step.finish(new FlightStart.Superseded(newest));
+            }
+            Map<String, Object> data = new HashMap<>();
+            data.put(KEY, key.value());
+            data.put(FLIGHT_FENCE, fence);
+            if (s.exists()) {
+                data.put(RESULT, FieldValue.delete());
+                data.put(RESULT_FENCE, FieldValue.delete());
+                data.put(EXPIRES, FieldValue.delete());
+            }
+            return Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, data), (FlightStart) new FlightStart.Started());
+        }, () -> contended(key, "begin"));
+    }
+
+    @Override
+    public CompletionStage<WriteOutcome> publish(LockKey key, long fence, byte[] result, Duration retention, Duration timeout) {
+        DocumentReference doc = doc(key);
+        String resource = doc.getPath();
+        return firestore.readThenWrite(key.value(), "singleflight publish", timeout, doc, s -> {
+            long newest = newest(s);
+            if (newest > fence) {
+                return Step.finish(new WriteOutcome.Stale(resource, fence, newest, FencePolicy.SAME_OR_NEWER));
+            }
+            Map<String, Object> data = new HashMap<>();
+            data.put(KEY, key.value());
+            data.put(FLIGHT_FENCE, fence);
+            data.put(RESULT, Blob.fromBytes(result));
+            data.put(RESULT_FENCE, fence);
+            data.put(EXPIRES, serverMillis(s, key) + retention.toMillis());
+            return Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, data), (WriteOutcome) new WriteOutcome.Applied(resource, fence));
+        }, () -> contended(key, "publish"));
+    }
+
+    @Override
+    public CompletionStage<Void> wake(LockKey key, Duration timeout) {
+        DocumentReference doc = doc(key);
+        return firestore.readThenWrite(key.value(), "singleflight wake", timeout, doc, s -> Step.write(() -> s.exists()
+                ? doc.update(WAKES, FieldValue.increment(1))
+                : doc.create(Map.of(KEY, key.value(), WAKES, 1L)), (Void) null), () -> contended(key, "wake"));
+    }
+
+    @Override
+    public CompletionStage<FlightWatch> watch(LockKey key, Runnable onChange) {
+        Objects.requireNonNull(onChange, "onChange");
+        CompletableFuture<FlightWatch> listening = new CompletableFuture<>();
+        AtomicBoolean first = new AtomicBoolean(true);
+        ListenerRegistration[] registration = new ListenerRegistration[1];
+        registration[0] = doc(key).addSnapshotListener((snapshot, error) -> {
+            if (first.getAndSet(false)) {
+                // The first snapshot is the state when the listen took hold: from here on, changes reach us.
+                if (error != null) {
+                    listening.completeExceptionally(FirestoreErrors.failure(error, key.value(), "singleflight listen"));
+                } else {
+                    listening.complete(() -> registration[0].remove());
+                }
+            } else {
+                onChange.run(); // a change, or a broken listen: look again either way
+            }
+        });
+        return listening;
+    }
+
+    @Override
+    public String toString() {
+        return "FirestoreFlightStore[" + collection + "]";
+    }
+
+    private DocumentReference doc(LockKey key) {
+        return firestore.db().collection(collection).document(DocIds.of(key));
+    }
+
+    private static long newest(DocumentSnapshot s) {
+        Long f = s.exists() ? s.getLong(FLIGHT_FENCE) : null;
+        return f == null ? 0 : f;
+    }
+
+    private static Optional<FlightResult> retained(DocumentSnapshot s, LockKey key) {
+        if (!s.exists()) {
+            return Optional.empty();
+        }
+        Blob result = s.getBlob(RESULT);
+        Long expires = s.getLong(EXPIRES);
+        Long fence = s.getLong(RESULT_FENCE);
+        if (result == null || expires == null || fence == null || serverMillis(s, key) >= expires) {
+            return Optional.empty();
+        }
+        return Optional.of(new FlightResult(fence, result.toBytes()));
+    }
+
+    /** The server's clock at the read, in epoch milliseconds rounded down (as the lock backend judges expiry). */
+    private static long serverMillis(DocumentSnapshot s, LockKey key) {
+        com.google.cloud.Timestamp t = s.getReadTime();
+        if (t == null) { // never seen: every read response carries a read time
+            throw new FenceGuardException(ErrorCode.INTERNAL, key.value(), "Firestore returned no read time; cannot judge retention");
+        }
+        return Math.addExact(Math.multiplyExact(t.getSeconds(), 1000L), t.getNanos() / 1_000_000);
+    }
+
+    private static <T> T contended(LockKey key, String operation) {
+        throw new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "singleflight " + operation + " lost every race for its document");
+    }
+
+    /** Settings of a {@link FirestoreFlightStore}. Not thread-safe; {@link #build()} copies them. */
+    public static final class Builder {
+        private final Firestore db;
+        private String collection = "fence_guard_flights";
+        private int attempts = 25;
+
+        private Builder(Firestore db) {
+            this.db = Objects.requireNonNull(db, "db");
+        }
+
+        /**
+         * The collection of the flight documents; default {@code fence_guard_flights}. Keep it apart from
+         * the lock collection and from documents written by fenced writes.
+         *
+         * @throws IllegalArgumentException if not a valid top-level collection id
+         */
+        public Builder withCollection(String collection) {
+            this.collection = LockCollections.requireCollectionId("collection", collection);
+            return this;
+        }
+
+        /**
+         * How many reads (each followed by a conditional write) an operation may make under contention.
+         *
+         * @throws IllegalArgumentException if below 1
+         */
+        public Builder withWriteAttempts(int attempts) {
+            if (attempts < 1) {
+                throw new IllegalArgumentException("writeAttempts must be at least 1, was " + attempts);
+            }
+            this.attempts = attempts;
+            return this;
+        }
+
+        /** A store with these settings. */
+        public FirestoreFlightStore build() {
+            return new FirestoreFlightStore(this);
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package dev.fenceguard.firestore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.cloud.firestore.Blob;
+import com.google.cloud.firestore.DocumentSnapshot;
+import com.google.cloud.firestore.Firestore;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.spi.FlightStore;
+import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.testkit.SingleflightContract;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Singleflight on the Firestore emulator: the contract, with snapshot listeners for waiters. */
+class FirestoreSingleflightTest extends SingleflightContract {
+
+    private static final Firestore DB = Emulator.newProject("singleflight");
+    private static final FenceGuardFirestore FIRESTORE = FenceGuardFirestore.builder(DB).withMetrics(LockMetrics.none()).build();
+
+    @Override
+    protected LockBackend lockBackend() {
+        return FIRESTORE.lockBackend();
+    }
+
+    @Override
+    protected FlightStore newStore() {
+        return FirestoreFlightStore.builder(DB).build();
+    }
+
+    @Test
+    void theDocumentedFieldsHoldTheFlightsFenceAndTheResult() throws Exception {
+        FirestoreFlightStore store = FirestoreFlightStore.builder(DB).withCollection("flights_layout").build();
+        LockKey k = LockKey.of(key("a/b%"));
+        store.begin(k, 41, Duration.ofSeconds(10)).toCompletableFuture().get();
+        store.publish(k, 41, new byte[] {1, 2, 3}, Duration.ofMinutes(1), Duration.ofSeconds(10)).toCompletableFuture().get();
+        // The stored layout is a compatibility promise (docs/singleflight.md): this test pins it.
+        DocumentSnapshot s = store.documentOf(k.value()).get().get();
+        assertThat(s.getId()).isEqualTo("k" + key("a%2Fb%25"));
+        assertThat(s.getData()).containsOnlyKeys("key", "flightFence", "result", "resultFence", "resultExpiresAtMillis")
+                .contains(Map.entry("key", k.value()), Map.entry("flightFence", 41L), Map.entry("resultFence", 41L),
+                        Map.entry("result", Blob.fromBytes(new byte[] {1, 2, 3})));
+    }
+
+    @Test
+    void aResultTooLargeForADocumentFailsWithAMappedError() {
+        FlightStore store = newStore();
+        LockKey k = LockKey.of(key("too-large"));
+        assertThatThrownBy(() -> store.publish(k, 1, new byte[1_100_000], Duration.ofMinutes(1), Duration.ofSeconds(30))
+                .toCompletableFuture().join()).cause().isInstanceOf(dev.fenceguard.core.FenceGuardException.class);
+    }
+
+    @Test
+    void badSettingsAreRefusedBeforeAnyCall() {
+        assertThatThrownBy(() -> FirestoreFlightStore.builder(DB).withCollection("a/b")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> FirestoreFlightStore.builder(DB).withWriteAttempts(0)).hasMessage("writeAttempts must be at least 1, was 0");
+        assertThatThrownBy(() -> FirestoreFlightStore.builder(null)).isInstanceOf(NullPointerException.class);
+    }
+}
