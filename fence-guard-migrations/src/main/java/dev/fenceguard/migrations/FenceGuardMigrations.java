@@ -68,7 +68,7 @@ public final class FenceGuardMigrations {
 
     /** Options for another schema or table name. */
     public static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource, LOCATION, DEFAULT_TABLE);
+        return new Builder(dataSource, LOCATION, MYSQL_LOCATION, DEFAULT_TABLE);
     }
 
     /**
@@ -78,7 +78,7 @@ public final class FenceGuardMigrations {
      * @since 0.3
      */
     public static Builder idempotencyBuilder(DataSource dataSource) {
-        return new Builder(dataSource, IDEMPOTENCY_LOCATION, DEFAULT_IDEMPOTENCY_TABLE);
+        return new Builder(dataSource, IDEMPOTENCY_LOCATION, null, DEFAULT_IDEMPOTENCY_TABLE);
     }
 
     /**
@@ -110,13 +110,15 @@ public final class FenceGuardMigrations {
     /** Options for {@link FenceGuardMigrations}. Not thread-safe. */
     public static final class Builder {
         private final DataSource dataSource;
-        private final String location;
+        private final String postgresLocation;
+        private final String mysqlLocation; // null: no MySQL/MariaDB migration for this table
         private String schema = DEFAULT_SCHEMA;
         private String table;
 
-        private Builder(DataSource dataSource, String location, String table) {
+        private Builder(DataSource dataSource, String postgresLocation, String mysqlLocation, String table) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-            this.location = location;
+            this.postgresLocation = postgresLocation;
+            this.mysqlLocation = mysqlLocation;
             this.table = table;
         }
 
@@ -140,12 +142,18 @@ public final class FenceGuardMigrations {
          * Runs the pending migrations.
          *
          * @return how many ran (0 when up to date)
-         * @throws org.flywaydb.core.api.FlywayException if a migration fails
+         * @throws org.flywaydb.core.api.FlywayException if a migration fails, or if this table has no
+         *     migration for the database (the idempotency table exists for PostgreSQL only)
          */
         public int migrate() {
             String location;
             try (java.sql.Connection c = dataSource.getConnection()) {
-                location = isMySql(c) ? MYSQL_LOCATION : LOCATION;
+                boolean mySql = isMySql(c);
+                if (mySql && mysqlLocation == null) {
+                    throw new org.flywaydb.core.api.FlywayException("table " + table
+                            + " has no MySQL/MariaDB migration; fence-guard ships it for PostgreSQL only");
+                }
+                location = mySql ? mysqlLocation : postgresLocation;
             } catch (java.sql.SQLException e) {
                 throw new org.flywaydb.core.api.FlywayException("could not connect to tell which database to migrate: " + e.getMessage(), e);
             }

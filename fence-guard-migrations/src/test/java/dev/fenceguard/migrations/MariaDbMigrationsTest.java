@@ -52,6 +52,18 @@ class MariaDbMigrationsTest {
     }
 
     @Test
+    void theIdempotencyTableIsRefusedOnMariaDbAndNothingIsCreated() {
+        // Tried: the PostgreSQL-only idempotency migration against MariaDB. It must not run the lock
+        // table's MySQL migration under the idempotency table's name, nor the PostgreSQL DDL.
+        assertThatThrownBy(() -> FenceGuardMigrations.idempotencyBuilder(ds).withSchema(db.name()).withTable("idem_a").migrate())
+                .isInstanceOf(org.flywaydb.core.api.FlywayException.class)
+                .hasMessageContaining("idem_a")
+                .hasMessageContaining("PostgreSQL only");
+        assertThat(db.query("SELECT count(*) FROM information_schema.tables WHERE table_schema = '" + db.name()
+                + "' AND table_name LIKE 'idem_a%'")).containsExactly("0");
+    }
+
+    @Test
     void checkConstraintsRefuseFencesOutOfRangeAndHalfHeldRows() {
         FenceGuardMigrations.builder(ds).withSchema(db.name()).withTable("locks_d").migrate();
         String t = db.name() + ".locks_d";
