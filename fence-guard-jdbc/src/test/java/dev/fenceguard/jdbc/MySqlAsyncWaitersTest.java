@@ -1,42 +1,17 @@
 package dev.fenceguard.jdbc;
 
 import dev.fenceguard.core.spi.LockBackend;
-import dev.fenceguard.testkit.AsyncWaitersContract;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 
-/**
- * {@link AsyncWaitersContract} on {@link MySqlLockBackend} (the test MariaDB through MySQL Connector/J), with the
- * caller counts {@link MariaDbAsyncWaitersTest} uses: every poll is a JDBC round trip through 12 connections.
- */
-class MySqlAsyncWaitersTest extends AsyncWaitersContract {
+/** {@link LockTableAsyncWaiters} on {@link MySqlLockBackend} (the test MariaDB through MySQL Connector/J). */
+class MySqlAsyncWaitersTest extends LockTableAsyncWaiters {
 
-    private static MariaTestSupport server;
-    private static LockBackend backend;
-
-    @BeforeAll
-    static void setUp() {
-        server = new MariaTestSupport("my_waiters", "mysql", "");
-        backend = server.mysqlBackend("locks").build();
-    }
-
-    @AfterAll
-    static void tearDown() {
-        server.close();
+    @Override
+    MariaTestSupport newServer() {
+        return new MariaTestSupport("my_waiters", "mysql", "");
     }
 
     @Override
-    protected LockBackend backend() {
-        return backend;
-    }
-
-    @Override
-    protected int waitersThatGiveUp() {
-        return 1_000;
-    }
-
-    @Override
-    protected int waitersThatGetIt() {
-        return 300;
+    LockBackend backendOn(MariaTestSupport server) {
+        return server.mysqlBackend("locks").build();
     }
 }
