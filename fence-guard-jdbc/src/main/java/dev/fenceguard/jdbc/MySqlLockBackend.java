@@ -118,7 +118,7 @@ public final class MySqlLockBackend implements LockBackend {
                 + "fence = IF(" + won + ", LAST_INSERT_ID(" + nextFence + "), IF(LAST_INSERT_ID(IF(" + free + ", " + EXHAUSTED
                 + " + " + nextFence + ", " + HELD + ")) = 0, NULL, fence)), "
                 + "expires_at = IF(" + wonAfterFence + ", " + expiry + ", expires_at)";
-        this.expirySql = "SELECT expires_at FROM " + table + " WHERE lock_key = ? AND lock_id = ? AND fence = ?";
+        this.expirySql = "SELECT (SELECT expires_at FROM " + table + " WHERE lock_key = ? AND lock_id = ? AND fence = ?), " + now;
         this.releaseSql = "UPDATE " + table + " SET lock_id = NULL, expires_at = NULL "
                 + "WHERE lock_key = ? AND lock_id = ? AND expires_at > " + now;
         // expires_at first: the report after it reads the new value. The IF's condition is never true.
@@ -184,12 +184,12 @@ public final class MySqlLockBackend implements LockBackend {
      * the key in between), the lease is over: the server's time now is a bound on when it ended.
      */
     private Instant grantedExpiry(Connection c, LockKey key, LockId lockId, long fence) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT (" + expirySql + "), UTC_TIMESTAMP(6)")) {
+        try (PreparedStatement ps = c.prepareStatement(expirySql)) {
             ps.setBytes(1, MySqlLockRows.bytes(key));
             ps.setString(2, lockId.value());
             ps.setLong(3, fence);
             try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
+                rs.next(); // no FROM: always one row
                 return rs.getObject(1) != null ? MySqlLockRows.instant(rs, 1) : MySqlLockRows.instant(rs, 2);
             }
         }

@@ -16,6 +16,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.Locale;
+import java.util.Queue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Nested;
@@ -100,6 +105,33 @@ class MySqlLockBackendTest extends LockTableBackendTest {
         } finally {
             one.close();
         }
+    }
+
+    @Test
+    void eachOperationTakesTheDocumentedRoundTripsInSyntaxMySqlHas() throws Exception {
+        AtomicInteger statements = new AtomicInteger();
+        Queue<String> sql = new ConcurrentLinkedQueue<>();
+        FOUND.mysqlBackend("trips").build(); // migrates the table
+        BlockingBackend backend = BlockingBackend.of(MySqlLockBackend.builder(CountingStatements.of(FOUND.ds, statements, sql))
+                .withSchema(FOUND.db.name()).withTable("trips").build());
+        LockKey key = LockKey.of("k");
+        LockId holder = LockId.random();
+        assertThat(trips(statements, () -> backend.tryAcquire(key, holder, TTL))).as("a grant: the insert and a read of its expiry").isEqualTo(2);
+        assertThat(trips(statements, () -> backend.tryAcquire(key, LockId.random(), TTL))).as("a refusal").isEqualTo(1);
+        assertThat(trips(statements, () -> backend.extend(key, holder, TTL))).as("an extend").isEqualTo(1);
+        assertThat(trips(statements, () -> backend.extend(key, LockId.random(), TTL))).as("a refused extend, then the live check")
+                .isEqualTo(2);
+        assertThat(trips(statements, () -> backend.lookup(key))).as("a lookup").isEqualTo(1);
+        assertThat(trips(statements, () -> backend.release(key, holder))).as("a release").isEqualTo(1);
+        // MariaDB-only syntax, syntax MySQL deprecated, and clocks that are not the statement's start in UTC.
+        assertThat(sql).isNotEmpty().allSatisfy(text -> assertThat(text.toUpperCase(Locale.ROOT))
+                .doesNotContain("RETURNING", "SET STATEMENT", "VALUES(", ":=", "@", " AS NEW", "NOW(", "SYSDATE", "UNIX_TIMESTAMP"));
+    }
+
+    private static int trips(AtomicInteger statements, Callable<?> call) throws Exception {
+        int before = statements.get();
+        call.call();
+        return statements.get() - before;
     }
 
     @Test
