@@ -12,15 +12,13 @@ import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
 import dev.fenceguard.jdbc.internal.MySqlErrors;
-import java.nio.charset.StandardCharsets;
+import dev.fenceguard.jdbc.internal.MySqlLockRows;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -140,16 +138,16 @@ public final class MariaDbLockBackend implements LockBackend {
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         return calls.submit(key.value(), "acquire on " + table, timeout, (c, left) -> {
             try (PreparedStatement ps = bounded(c, acquireSql, left)) {
-                ps.setBytes(1, bytes(key));
+                ps.setBytes(1, MySqlLockRows.bytes(key));
                 ps.setString(2, lockId.value());
-                ps.setLong(3, micros(ttl));
+                ps.setLong(3, MySqlLockRows.micros(ttl));
                 ps.setString(4, lockId.value());
                 try (ResultSet rs = returned(ps)) {
                     if (!rs.next()) {
                         throw new SQLException("the acquire statement returned no row", "HY000");
                     }
                     if (rs.getLong(1) == 1) {
-                        return Optional.of(new Grant(rs.getLong(2), instant(rs, 3)));
+                        return Optional.of(new Grant(rs.getLong(2), MySqlLockRows.instant(rs, 3)));
                     }
                     if (rs.getBoolean(4)) {
                         throw new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(), "the key has issued its last fence "
@@ -165,7 +163,7 @@ public final class MariaDbLockBackend implements LockBackend {
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
         return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> {
             try (PreparedStatement ps = bounded(c, releaseSql, left)) {
-                ps.setBytes(1, bytes(key));
+                ps.setBytes(1, MySqlLockRows.bytes(key));
                 ps.setString(2, lockId.value());
                 return ps.executeUpdate() == 1; // lock_id goes from a value to NULL: changed and found rows agree
             }
@@ -176,12 +174,12 @@ public final class MariaDbLockBackend implements LockBackend {
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> {
             try (PreparedStatement ps = bounded(c, extendSql, left)) {
-                ps.setBytes(1, bytes(key));
+                ps.setBytes(1, MySqlLockRows.bytes(key));
                 ps.setString(2, lockId.value());
-                ps.setLong(3, micros(ttl));
+                ps.setLong(3, MySqlLockRows.micros(ttl));
                 ps.setString(4, lockId.value());
                 try (ResultSet rs = returned(ps)) {
-                    return rs.next() && rs.getLong(1) == 1 ? Optional.of(instant(rs, 2)) : Optional.<Instant>empty();
+                    return rs.next() && rs.getLong(1) == 1 ? Optional.of(MySqlLockRows.instant(rs, 2)) : Optional.<Instant>empty();
                 }
             }
         }, null);
@@ -191,9 +189,9 @@ public final class MariaDbLockBackend implements LockBackend {
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
         return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> {
             try (PreparedStatement ps = bounded(c, lookupSql, left)) {
-                ps.setBytes(1, bytes(key));
+                ps.setBytes(1, MySqlLockRows.bytes(key));
                 try (ResultSet rs = returned(ps)) {
-                    return rs.next() ? Optional.of(new LockInfo(key, FenceToken.of(rs.getLong(1)), instant(rs, 2)))
+                    return rs.next() ? Optional.of(new LockInfo(key, FenceToken.of(rs.getLong(1)), MySqlLockRows.instant(rs, 2)))
                             : Optional.<LockInfo>empty();
                 }
             }
@@ -219,19 +217,6 @@ public final class MariaDbLockBackend implements LockBackend {
             throw new SQLException("the statement returned no rows (is the server MariaDB 10.5 or newer?)", "HY000");
         }
         return ps.getResultSet();
-    }
-
-    private static byte[] bytes(LockKey key) {
-        return key.value().getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static long micros(Duration ttl) {
-        return ttl.toMillis() * 1000;
-    }
-
-    /** A {@code DATETIME(6)} written while the statement's time zone was UTC. */
-    private static Instant instant(ResultSet rs, int column) throws SQLException {
-        return rs.getObject(column, LocalDateTime.class).toInstant(ZoneOffset.UTC);
     }
 
     /**

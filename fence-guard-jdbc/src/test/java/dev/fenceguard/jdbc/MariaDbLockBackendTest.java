@@ -1,29 +1,12 @@
 package dev.fenceguard.jdbc;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
-import dev.fenceguard.core.ErrorCode;
-import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceStrategy;
-import dev.fenceguard.core.FenceToken;
-import dev.fenceguard.core.Lease;
-import dev.fenceguard.core.LockClient;
-import dev.fenceguard.core.LockId;
-import dev.fenceguard.core.LockKey;
-import dev.fenceguard.core.LockMetrics;
-import dev.fenceguard.core.spi.Grant;
-import dev.fenceguard.testkit.BlockingBackend;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
+import dev.fenceguard.core.spi.LockBackend;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Test;
 
-/** What the MariaDB backend does beyond the shared contract: its stored row, exhaustion, the clock floor, keys as bytes. */
-class MariaDbLockBackendTest {
+/** {@link LockTableBackendTest} for {@link MariaDbLockBackend}. */
+class MariaDbLockBackendTest extends LockTableBackendTest {
 
-    private static final Duration TTL = Duration.ofSeconds(30);
     private static final MariaTestSupport MARIA = new MariaTestSupport("mbackend");
 
     @AfterAll
@@ -31,88 +14,18 @@ class MariaDbLockBackendTest {
         MARIA.close();
     }
 
-    @Test
-    void theStoredRowMatchesTheDocumentedShape() throws Exception {
-        LockClient client = LockClient.builder(MARIA.backend("shape").build()).withMetrics(LockMetrics.none()).build();
-        Lease lease = client.tryAcquire("orders:1", TTL).orElseThrow();
-        assertThat(MARIA.one("SELECT CONCAT_WS('|', CAST(lock_key AS CHAR), fence, lock_id = '" + lease.lockId().value() + "', "
-                + "TIMESTAMPDIFF(MICROSECOND, acquired_at, expires_at) = 30000000, ABS(TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(), acquired_at)) < 60)"
-                + " FROM " + MARIA.q("shape"))).as("UTC times, expiry = acquired + ttl").isEqualTo("orders:1|1|1|1|1");
-        assertThat(lease.expiresAt()).isBetween(Instant.now().plusSeconds(20), Instant.now().plusSeconds(40));
-        lease.close();
-        assertThat(MARIA.one("SELECT CONCAT_WS('|', CAST(lock_key AS CHAR), fence, COALESCE(lock_id, 'null'), COALESCE(expires_at, 'null')) FROM "
-                + MARIA.q("shape"))).as("a released row keeps its fence and forgets the holder").isEqualTo("orders:1|1|null|null");
+    @Override
+    MariaTestSupport server() {
+        return MARIA;
     }
 
-    @Test
-    void keysThatTextCollationsWouldConfuseAreDistinctLocks() {
-        LockClient client = LockClient.builder(MARIA.backend("collation").build()).withMetrics(LockMetrics.none()).build();
-        List<String> keys = List.of("orders:1", "Orders:1", "orders:1 ", "orders:1\t", "straße", "strasse", "é", "e\u0301x");
-        List<Lease> leases = keys.stream().map(k -> client.tryAcquire(k, TTL).orElseThrow(() -> new AssertionError("held: " + k))).toList();
-        assertThat(leases).allSatisfy(l -> assertThat(l.fence().value()).isEqualTo(1));
-        assertThat(MARIA.one("SELECT COUNT(*) FROM " + MARIA.q("collation"))).isEqualTo(String.valueOf(keys.size()));
-        leases.forEach(Lease::close);
+    @Override
+    LockBackend backend(String table, FenceStrategy strategy) {
+        return MARIA.backend(table).withFenceStrategy(strategy).build();
     }
 
-    @Test
-    void exhaustedKeysFailClearlyAndTakeNoLock() throws Exception {
-        BlockingBackend backend = BlockingBackend.of(MARIA.backend("exhaust").build());
-        LockKey key = LockKey.of("old-key");
-        LockId first = LockId.random();
-        backend.tryAcquire(key, first, TTL).orElseThrow();
-        backend.release(key, first);
-        MARIA.exec("UPDATE " + MARIA.q("exhaust") + " SET fence = " + FenceToken.MAX_VALUE);
-        assertThatThrownBy(() -> backend.tryAcquire(key, LockId.random(), TTL)).isInstanceOfSatisfying(FenceGuardException.class, e -> {
-            assertThat(e.code()).isEqualTo(ErrorCode.FENCE_EXHAUSTED);
-            assertThat(e.getMessage()).contains("old-key").contains("no lock was taken");
-        });
-        assertThat(MARIA.one("SELECT CONCAT_WS('|', fence, COALESCE(lock_id, 'null')) FROM " + MARIA.q("exhaust")))
-                .isEqualTo(FenceToken.MAX_VALUE + "|null");
-        assertThat(backend.lookup(key)).isEmpty();
-    }
-
-    @Test
-    void clockFlooredFencesStayAboveEverythingIssuedEvenAfterTheCounterIsLost() throws Exception {
-        BlockingBackend floored = BlockingBackend.of(MARIA.backend("floored").withFenceStrategy(FenceStrategy.CLOCK_FLOORED).build());
-        LockKey key = LockKey.of("k");
-        long before = FenceStrategy.floorAt(Instant.now().minusSeconds(60).toEpochMilli());
-        long after = FenceStrategy.floorAt(Instant.now().plusSeconds(60).toEpochMilli());
-        long last = 0;
-        for (int i = 0; i < 5; i++) {
-            LockId id = LockId.random();
-            Grant g = floored.tryAcquire(key, id, TTL).orElseThrow();
-            assertThat(g.fence()).isGreaterThan(last).isGreaterThan(before).isLessThan(after);
-            last = g.fence();
-            floored.release(key, id);
-        }
-        MARIA.exec("DELETE FROM " + MARIA.q("floored")); // a failover to a replica that never saw these rows
-        assertThat(floored.tryAcquire(key, LockId.random(), TTL).orElseThrow().fence()).isGreaterThan(last);
-
-        BlockingBackend dense = BlockingBackend.of(MARIA.backend("dense").build());
-        LockId id = LockId.random();
-        dense.tryAcquire(key, id, TTL).orElseThrow();
-        dense.release(key, id);
-        MARIA.exec("DELETE FROM " + MARIA.q("dense"));
-        assertThat(dense.tryAcquire(key, LockId.random(), TTL).orElseThrow().fence()).as("the dense counter starts again").isEqualTo(1);
-    }
-
-    @Test
-    void anExtendOfAKeyNeverLockedRevivesNothingAndIssuesNoFence() throws Exception {
-        BlockingBackend backend = BlockingBackend.of(MARIA.backend("extend").build());
-        LockKey key = LockKey.of("never");
-        assertThat(backend.extend(key, LockId.random(), TTL)).isEmpty();
-        assertThat(backend.lookup(key)).isEmpty();
-        assertThat(backend.tryAcquire(key, LockId.random(), TTL).orElseThrow().fence()).as("the first fence is still 1").isEqualTo(1);
-    }
-
-    @Test
-    void aMissingTableIsReportedWithAHint() {
-        BlockingBackend backend = BlockingBackend.of(MariaDbLockBackend.builder(MARIA.ds).withSchema(MARIA.db.name())
-                .withTable("no_such_table").build());
-        assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL)).isInstanceOfSatisfying(FenceGuardException.class,
-                e -> {
-                    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
-                    assertThat(e.getMessage()).contains("1146").contains("FenceGuardMigrations");
-                });
+    @Override
+    LockBackend backendWithoutTable() {
+        return MariaDbLockBackend.builder(MARIA.ds).withSchema(MARIA.db.name()).withTable("no_such_table").build();
     }
 }

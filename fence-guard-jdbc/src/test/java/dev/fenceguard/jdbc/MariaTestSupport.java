@@ -37,6 +37,11 @@ final class MariaTestSupport implements AutoCloseable {
         return MariaDbLockBackend.builder(ds).withSchema(db.name()).withTable(table);
     }
 
+    MySqlLockBackend.Builder mysqlBackend(String table) {
+        FenceGuardMigrations.builder(ds).withSchema(db.name()).withTable(table).migrate();
+        return MySqlLockBackend.builder(ds).withSchema(db.name()).withTable(table);
+    }
+
     String q(String table) {
         return db.name() + "." + table;
     }

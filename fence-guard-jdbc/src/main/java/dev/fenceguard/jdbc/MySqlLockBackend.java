@@ -1,0 +1,353 @@
+package dev.fenceguard.jdbc;
+
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.FenceStrategy;
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.LockId;
+import dev.fenceguard.core.LockInfo;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.internal.SqlIdentifiers;
+import dev.fenceguard.core.spi.Grant;
+import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.internal.BoundedJdbc;
+import dev.fenceguard.jdbc.internal.MySqlErrors;
+import dev.fenceguard.jdbc.internal.MySqlLockRows;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import javax.sql.DataSource;
+
+/**
+ * A lock backend on a MySQL table (8.0.19 or newer), one row per lock key, with the same contract and
+ * the same table as {@link MariaDbLockBackend}. It uses only syntax that MySQL 8.0.19+ and MariaDB 10.11
+ * both accept; fence-guard's tests run it on MariaDB 10.11 through MySQL Connector/J and MariaDB
+ * Connector/J (no MySQL server ran it). On MariaDB prefer {@link MariaDbLockBackend}: one round trip for
+ * every grant, and server-side statement bounds.
+ *
+ * <pre>{@code
+ * FenceGuardMigrations.builder(dataSource).withSchema("app").migrate();   // creates app.fence_guard_locks
+ * LockClient locks = LockClient.of(MySqlLockBackend.builder(dataSource).withSchema("app").build());
+ * }</pre>
+ *
+ * <p><b>Acquire.</b> One {@code INSERT .. ON DUPLICATE KEY UPDATE}, whose assignments run left to right,
+ * each seeing the columns set before it. The first ({@code lock_id}) decides whether the lock is free
+ * (no holder or expired, and a fence left); the later ones re-derive that decision from the row as the
+ * earlier assignments left it, so it is taken once and never recomputed from changed columns (see
+ * {@code docs/mysql-mariadb.md}). The statement hands its answer back through
+ * {@code LAST_INSERT_ID(expr)}, which the server reports as the statement's insert id in the same reply:
+ * the granted fence, "held", or "fences exhausted" with the next fence. A refusal is one round trip; a
+ * grant takes a second, a primary-key read of the expiry the grant stored ({@code RETURNING} is
+ * MariaDB's, and the insert id has room for the fence only).
+ *
+ * <p><b>Release</b> and <b>extend</b> are one {@code UPDATE} each; extend reports the new expiry through
+ * {@code LAST_INSERT_ID(expr)}. <b>Lookup</b> is a {@code SELECT}.
+ *
+ * <p><b>Time.</b> Expiry is judged by the server's {@code UTC_TIMESTAMP(6)}: the time the statement
+ * started (like {@code NOW(6)}, and replicated with the source's timestamp), in UTC whatever the
+ * session's time zone. A statement that waited for the row lock judges expiry as of before its wait: it
+ * may refuse a lock that expired during the wait, never grant a live one. {@code SYSDATE()} is not used:
+ * under statement-based replication a replica evaluates it by its own clock.
+ *
+ * <p><b>Bounds.</b> MySQL has no {@code SET STATEMENT}, its {@code MAX_EXECUTION_TIME} hint bounds only
+ * {@code SELECT}s (the lookup carries it) and its {@code SET_VAR} hint does not take
+ * {@code innodb_lock_wait_timeout}; setting that per call would cost a round trip. So the writes carry no
+ * server-side bound: the stage fails with {@link ErrorCode#TIMEOUT} at the timeout whatever the server
+ * does, and a connection still busy half a second later is aborted, as for {@link PostgresLockBackend}.
+ * Rows are locked only for the length of one auto-commit statement, so a write waits long only behind a
+ * transaction of someone else's holding the row; bound that with the connection's
+ * {@code innodb_lock_wait_timeout} (MySQL Connector/J: {@code sessionVariables=innodb_lock_wait_timeout=5}).
+ *
+ * <p>Keys are stored as their UTF-8 bytes in a {@code VARBINARY(512)} column. Connections come from the
+ * {@link DataSource} for one call each; if the pool hands them out with auto-commit off, the backend
+ * commits. Instances are immutable and thread-safe.
+ *
+ * @since 0.3
+ */
+public final class MySqlLockBackend implements LockBackend {
+
+    /** The insert id of an acquire refused because a live lease holds the key; above any fence. */
+    static final long HELD = 1L << 61;
+    /** Added to the next fence in the insert id of an acquire refused because the key's fences are used up. */
+    static final long EXHAUSTED = 1L << 62;
+
+    private final Executor executor;
+    private final BoundedJdbc calls;
+    private final String table;
+    private final FenceStrategy strategy;
+    private final String acquireSql;
+    private final String expirySql;
+    private final String releaseSql;
+    private final String extendSql;
+    private final String lookupSql;
+    private final String liveSql;
+
+    private MySqlLockBackend(Builder b) {
+        this.executor = b.executor;
+        this.calls = new BoundedJdbc(b.dataSource, executor, MySqlErrors::map);
+        this.strategy = b.strategy;
+        this.table = '`' + b.schema + "`.`" + b.table + '`'; // validated identifiers
+        String now = "UTC_TIMESTAMP(6)";
+        String expiry = now + " + INTERVAL ? MICROSECOND";
+        String nowMicros = "TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', " + now + ")";
+        // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks, from an exact integer (no session time zone involved).
+        String floor = "((" + nowMicros + " - " + FenceStrategy.EPOCH_MILLIS * 1000 + ") DIV " + FenceStrategy.MICROS_PER_FENCE + ")";
+        String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
+        String nextFence = strategy == FenceStrategy.DENSE ? "fence + 1" : "GREATEST(fence + 1, " + floor + ")";
+        String fenceLeft = nextFence + " <= " + FenceToken.MAX_VALUE;
+        String free = "(lock_id IS NULL OR expires_at <= " + now + ")";
+        // After the first assignment: lock_id holds ours, expires_at is still the old one. That reads "granted"
+        // exactly when the first assignment granted: a live lease of ours that was refused has a future expiry.
+        String won = "(lock_id = ? AND (expires_at IS NULL OR expires_at <= " + now + ") AND " + fenceLeft + ")";
+        // After acquired_at and fence were assigned: a grant set acquired_at to this statement's time; an expired
+        // lease of ours that was refused (fences used up) was acquired before it expired, so before now.
+        String wonAfterFence = "(lock_id = ? AND (expires_at IS NULL OR expires_at <= " + now + ") AND acquired_at = " + now + ")";
+        this.acquireSql = "INSERT INTO " + table + " (lock_key, fence, lock_id, expires_at, acquired_at) "
+                + "VALUES (?, LAST_INSERT_ID(" + firstFence + "), ?, " + expiry + ", " + now + ") "
+                + "ON DUPLICATE KEY UPDATE lock_id = IF(" + free + " AND " + fenceLeft + ", ?, lock_id), "
+                + "acquired_at = IF(" + won + ", " + now + ", acquired_at), "
+                // Refused: keep the fence while reporting why; the inner IF's condition is never true.
+                + "fence = IF(" + won + ", LAST_INSERT_ID(" + nextFence + "), IF(LAST_INSERT_ID(IF(" + free + ", " + EXHAUSTED
+                + " + " + nextFence + ", " + HELD + ")) = 0, NULL, fence)), "
+                + "expires_at = IF(" + wonAfterFence + ", " + expiry + ", expires_at)";
+        this.expirySql = "SELECT (SELECT expires_at FROM " + table + " WHERE lock_key = ? AND lock_id = ? AND fence = ?), " + now;
+        this.releaseSql = "UPDATE " + table + " SET lock_id = NULL, expires_at = NULL "
+                + "WHERE lock_key = ? AND lock_id = ? AND expires_at > " + now;
+        // expires_at first: the report after it reads the new value. The IF's condition is never true.
+        this.extendSql = "UPDATE " + table + " SET expires_at = " + expiry + ", acquired_at = IF(LAST_INSERT_ID("
+                + "TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', expires_at)) = 0, NULL, acquired_at) "
+                + "WHERE lock_key = ? AND lock_id = ? AND expires_at > " + now;
+        this.liveSql = "SELECT expires_at FROM " + table + " WHERE lock_key = ? AND lock_id = ? AND expires_at > " + now;
+        this.lookupSql = "SELECT /*+ MAX_EXECUTION_TIME(%d) */ fence, expires_at FROM " + table
+                + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > " + now;
+    }
+
+    /**
+     * A builder for a backend on {@code dataSource}; defaults: table {@code fence_guard_locks} in the
+     * schema (database) {@code withSchema} names, {@link FenceStrategy#DENSE}, a virtual thread per call.
+     *
+     * @throws NullPointerException if {@code dataSource} is null
+     */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    @Override
+    public String name() {
+        return "mysql";
+    }
+
+    /** The fence strategy in use. */
+    public FenceStrategy fenceStrategy() {
+        return strategy;
+    }
+
+    @Override
+    public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+        return calls.submit(key.value(), "acquire on " + table, timeout, (c, left) -> {
+            long answer;
+            try (PreparedStatement ps = c.prepareStatement(acquireSql, Statement.RETURN_GENERATED_KEYS)) {
+                ps.setBytes(1, MySqlLockRows.bytes(key));
+                ps.setString(2, lockId.value());
+                ps.setLong(3, MySqlLockRows.micros(ttl));
+                for (int i = 4; i <= 7; i++) { // the decision, then its three re-derivations
+                    ps.setString(i, lockId.value());
+                }
+                ps.setLong(8, MySqlLockRows.micros(ttl));
+                ps.executeUpdate();
+                answer = insertId(c, ps);
+            }
+            if (answer == HELD) {
+                return Optional.<Grant>empty();
+            }
+            if (answer >= EXHAUSTED) {
+                throw new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(), "the key has issued its last fence "
+                        + "(next would be " + (answer - EXHAUSTED) + " > " + FenceToken.MAX_VALUE + "); no lock was taken");
+            }
+            if (answer < FenceToken.MIN_VALUE || answer > FenceToken.MAX_VALUE) {
+                throw new SQLException("the acquire statement reported no answer (insert id " + answer + ")", "HY000");
+            }
+            return Optional.of(new Grant(answer, grantedExpiry(c, key, lockId, answer)));
+        }, late -> late.ifPresent(grant -> undoLateGrant(key, lockId, timeout)));
+    }
+
+    /**
+     * The expiry the grant stored. If the row no longer holds the grant (its TTL ran out and another caller took
+     * the key in between), the lease is over: the server's time now is a bound on when it ended.
+     */
+    private Instant grantedExpiry(Connection c, LockKey key, LockId lockId, long fence) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(expirySql)) {
+            ps.setBytes(1, MySqlLockRows.bytes(key));
+            ps.setString(2, lockId.value());
+            ps.setLong(3, fence);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next(); // no FROM: always one row
+                return rs.getObject(1) != null ? MySqlLockRows.instant(rs, 1) : MySqlLockRows.instant(rs, 2);
+            }
+        }
+    }
+
+    @Override
+    public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
+        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> {
+            try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
+                ps.setBytes(1, MySqlLockRows.bytes(key));
+                ps.setString(2, lockId.value());
+                return ps.executeUpdate() == 1; // lock_id goes from a value to NULL: changed and found rows agree
+            }
+        }, null);
+    }
+
+    @Override
+    public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+        return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> {
+            try (PreparedStatement ps = c.prepareStatement(extendSql, Statement.RETURN_GENERATED_KEYS)) {
+                ps.setLong(1, MySqlLockRows.micros(ttl));
+                ps.setBytes(2, MySqlLockRows.bytes(key));
+                ps.setString(3, lockId.value());
+                ps.executeUpdate();
+                try (ResultSet keys = ps.getGeneratedKeys()) {
+                    if (keys.next()) {
+                        return Optional.of(Instant.EPOCH.plusNanos(keys.getLong(1) * 1000));
+                    }
+                }
+            }
+            // No row counted. With changed-row counts that is also an extend that left the expiry as it was
+            // (the same statement time and TTL as the last write): the lease is extended iff it is live now.
+            try (PreparedStatement ps = c.prepareStatement(liveSql)) {
+                ps.setBytes(1, MySqlLockRows.bytes(key));
+                ps.setString(2, lockId.value());
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(MySqlLockRows.instant(rs, 1)) : Optional.<Instant>empty();
+                }
+            }
+        }, null);
+    }
+
+    @Override
+    public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
+        return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> {
+            try (PreparedStatement ps = c.prepareStatement(lookupSql.formatted(left.millis()))) {
+                ps.setBytes(1, MySqlLockRows.bytes(key));
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(new LockInfo(key, FenceToken.of(rs.getLong(1)), MySqlLockRows.instant(rs, 2)))
+                            : Optional.<LockInfo>empty();
+                }
+            }
+        }, null);
+    }
+
+    /** The executor the calls run on. */
+    public Executor executor() {
+        return executor;
+    }
+
+    @Override
+    public String toString() {
+        return "MySqlLockBackend[" + table + ", " + strategy + ", " + executor + "]";
+    }
+
+    /**
+     * The last {@code LAST_INSERT_ID(expr)} the acquire evaluated (every path through it evaluates one). The
+     * drivers hand out as many generated keys as rows were counted: with changed-row counts
+     * ({@code useAffectedRows=true}) a refusal counts none, and the session's {@code LAST_INSERT_ID()} is
+     * read instead, a second round trip for those refusals only.
+     */
+    private static long insertId(Connection c, PreparedStatement ps) throws SQLException {
+        try (ResultSet keys = ps.getGeneratedKeys()) {
+            if (keys.next()) {
+                return keys.getLong(1);
+            }
+        }
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT LAST_INSERT_ID()")) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+
+    /** A grant that arrived after the call timed out reached nobody: free it rather than leave it to its TTL. */
+    private void undoLateGrant(LockKey key, LockId lockId, Duration timeout) {
+        BoundedJdbc.undoneLateGrant(release(key, lockId, timeout), key, lockId);
+    }
+
+    /** Options for a {@link MySqlLockBackend}. Not thread-safe; {@link #build()} copies. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private String schema;
+        private String table = "fence_guard_locks";
+        private FenceStrategy strategy = FenceStrategy.DENSE;
+        private Executor executor = BoundedJdbc.VIRTUAL_THREADS;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        }
+
+        /**
+         * The schema (MySQL: database) of the lock table; required, since a connection need not have a
+         * default database.
+         *
+         * @throws IllegalArgumentException if not a plain SQL identifier
+         */
+        public Builder withSchema(String schema) {
+            this.schema = SqlIdentifiers.require("schema", schema);
+            return this;
+        }
+
+        /**
+         * The lock table; default {@code fence_guard_locks}.
+         *
+         * @throws IllegalArgumentException if not a plain SQL identifier
+         */
+        public Builder withTable(String table) {
+            this.table = SqlIdentifiers.require("table", table);
+            return this;
+        }
+
+        /**
+         * How fences are chosen; default {@link FenceStrategy#DENSE}. Choose
+         * {@link FenceStrategy#CLOCK_FLOORED} when the database can fail over to an asynchronous replica
+         * that may not have the latest fences.
+         *
+         * @throws NullPointerException if {@code strategy} is null
+         */
+        public Builder withFenceStrategy(FenceStrategy strategy) {
+            this.strategy = Objects.requireNonNull(strategy, "strategy");
+            return this;
+        }
+
+        /**
+         * Where the blocking JDBC work of each call runs; default: a new virtual thread per call. See
+         * {@link PostgresLockBackend.Builder#withExecutor}.
+         *
+         * @throws NullPointerException if {@code executor} is null
+         */
+        public Builder withExecutor(Executor executor) {
+            this.executor = Objects.requireNonNull(executor, "executor");
+            return this;
+        }
+
+        /**
+         * A backend with these settings.
+         *
+         * @throws IllegalStateException if no schema was given
+         */
+        public MySqlLockBackend build() {
+            if (schema == null) {
+                throw new IllegalStateException("MySqlLockBackend needs the schema (database) of its lock table: withSchema(\"app\")");
+            }
+            Builder copy = new Builder(dataSource);
+            copy.schema = schema;
+            copy.table = table;
+            copy.strategy = strategy;
+            copy.executor = executor;
+            return new MySqlLockBackend(copy);
+        }
+    }
+}
