@@ -47,6 +47,7 @@ public final class AsyncLockClient implements Lease.Owner {
 
     private static final Logger log = LoggerFactory.getLogger(LockClient.class);
     private static final int MAX_WARNED_KEYS = 10_000;
+    static final String WARM_UP = "warm-up";
     /** Keys already warned about for high fences: "once per key per process", bounded. */
     private static final Set<LockKey> WARNED_KEYS = ConcurrentHashMap.newKeySet();
 
@@ -76,6 +77,26 @@ public final class AsyncLockClient implements Lease.Owner {
     /** The backend this client talks to. */
     public LockBackend backend() {
         return backend;
+    }
+
+    /**
+     * Gets this client and its backend ready for the first real call, so that a service pays the
+     * first-call costs at startup instead of in its first request: the backend connects, loads its
+     * scripts and prepares its statements ({@link LockBackend#warmUp}), and the client seeds its lock
+     * id generator and starts its timer. Takes no lock and writes nothing; each backend's documentation
+     * says what it sends. Idempotent; safe to call while other calls run. Bounded by the call timeout.
+     *
+     * @return a stage that completes when the backend is ready; it fails with a
+     *     {@link FenceGuardException} ({@code UNAVAILABLE} if the server cannot be reached,
+     *     {@code TIMEOUT} after the call timeout, ...)
+     * @since 0.3
+     */
+    public CompletionStage<Void> warmUp() {
+        // The client's own first-call costs: seeding SecureRandom, NFC normalisation, the timer thread.
+        LockId.random();
+        LockKey.of(WARM_UP);
+        return Calls.bounded(time, callTimeout, (String) null, WARM_UP + " of backend " + backend.name(),
+                () -> backend.warmUp(callTimeout), null);
     }
 
     /**

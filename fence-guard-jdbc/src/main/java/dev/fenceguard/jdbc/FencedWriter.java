@@ -16,6 +16,7 @@ import dev.fenceguard.jdbc.internal.SqlCauses;
 import dev.fenceguard.jdbc.internal.StatementShape;
 import dev.fenceguard.jdbc.internal.WriteTarget;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -267,6 +268,53 @@ public final class FencedWriter {
                 out.put(k, applied.contains(k) ? new WriteOutcome.Applied(resource, fence.value()) : judge(current.get(k), fence, resource));
             }
             return out;
+        });
+    }
+
+    /**
+     * Gets this writer ready for its first writes, so that a service pays jOOQ's first rendering and
+     * the driver's first statements at startup instead of in its first request. It renders every
+     * statement shape the writes below use, into the table's cache: for each of {@code columnSets}
+     * (only their columns count; the values are never sent) the {@link #update}, {@link #upsert} and
+     * single-key {@link #updateAll} statements; and whatever the columns, those of {@link #claim}, of
+     * reading a row back and, with a tombstone column, of {@link #delete} and the tombstone records.
+     * Then it has the database describe each statement on this writer's connection, without running
+     * it (JDBC {@code getParameterMetaData}: parsed and checked against the table, never executed),
+     * so nothing is written and no row is locked, and a missing table or column fails here.
+     * Idempotent; shapes already cached are not rendered again.
+     *
+     * <pre>{@code
+     * orders.on(dataSource).warmUp(Assignments.of("status", ""), Assignments.of("status", "").and("paid_at", null));
+     * }</pre>
+     *
+     * @param columnSets the column sets your writes assign, as example assignments
+     * @throws IllegalArgumentException if an assignment sets the key, fence or tombstone column (before any SQL)
+     * @throws FenceGuardException mapped from the database's error (e.g. {@code UNAVAILABLE} when it
+     *     cannot be reached, {@code INVALID_ARGUMENT} for a missing table or column)
+     * @since 0.3
+     */
+    public void warmUp(Assignments... columnSets) {
+        Objects.requireNonNull(columnSets, "columnSets");
+        List<StatementShape> shapes = new ArrayList<>();
+        for (Assignments set : columnSets) {
+            List<Field<?>> columns = List.copyOf(checked(set).keySet());
+            shapes.add(t.update(columns, rendering));
+            shapes.add(t.upsert(columns, rendering));
+            shapes.add(t.updateAll(columns, 1, rendering));
+        }
+        shapes.add(t.claim(rendering));
+        shapes.add(t.readRow(rendering));
+        shapes.add(t.readRows(1, rendering));
+        if (t.tombstone().isPresent()) {
+            shapes.add(t.markDeleted(rendering));
+            shapes.add(t.recordTombstone(true, List.of(), rendering));
+            shapes.add(t.recordTombstone(false, List.of(), rendering));
+        }
+        target.run(t.name(), "warm-up of fenced writes", session -> {
+            for (StatementShape shape : shapes) {
+                session.describe(shape);
+            }
+            return null;
         });
     }
 

@@ -195,6 +195,33 @@ public final class PostgresLockBackend implements LockBackend {
         }, null);
     }
 
+    /**
+     * Gets ready for the first calls, reading only: takes a connection from the pool, has the server
+     * parse and describe the acquire, diagnose, release and extend statements without running them
+     * (JDBC {@code getParameterMetaData}: Parse and Describe, no Execute), and runs the lookup for the
+     * empty key, which no lock key can be (keys are 1 to 512 bytes): one index probe that finds
+     * nothing. It takes no lock, writes no row, and fails if the lock table or a column is missing.
+     * With a pool, the connection it used keeps the parsed statements; others parse on first use.
+     *
+     * @since 0.3
+     */
+    @Override
+    public CompletionStage<Void> warmUp(Duration timeout) {
+        return calls.submit(null, "warm-up on " + table, timeout, (c, left) -> {
+            for (String sql : new String[] {acquireSql, diagnoseSql, releaseSql, extendSql}) {
+                try (PreparedStatement ps = bounded(c, sql, left)) {
+                    ps.getParameterMetaData();
+                }
+            }
+            try (PreparedStatement ps = bounded(c, lookupSql, left)) {
+                ps.setString(3, "");
+                try (ResultSet rs = resultAfterBound(ps)) {
+                    return !rs.next();
+                }
+            }
+        }, null).thenApply(nothingFound -> null);
+    }
+
     /** The executor the calls run on. */
     public Executor executor() {
         return executor;
