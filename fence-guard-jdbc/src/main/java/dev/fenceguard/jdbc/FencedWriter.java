@@ -272,46 +272,55 @@ public final class FencedWriter {
     }
 
     /**
-     * Gets this writer ready for its first writes, so that a service pays jOOQ's first rendering and
-     * the driver's first statements at startup instead of in its first request. It renders every
-     * statement shape the writes below use, into the table's cache: for each of {@code columnSets}
-     * (only their columns count; the values are never sent) the {@link #update}, {@link #upsert} and
-     * single-key {@link #updateAll} statements; and whatever the columns, those of {@link #claim}, of
-     * reading a row back and, with a tombstone column, of {@link #delete} and the tombstone records.
-     * Then it has the database describe each statement on this writer's connection, without running
-     * it (JDBC {@code getParameterMetaData}: parsed and checked against the table, never executed),
-     * so nothing is written and no row is locked, and a missing table or column fails here.
-     * Idempotent; shapes already cached are not rendered again.
+     * Gets this writer ready for its first writes, so that a service pays jOOQ's first rendering, the
+     * driver's first statements and the first run of this code at startup instead of in its first
+     * request. For each of {@code columnSets} (only their columns count), and for the claim's statement,
+     * it runs the {@link #update} path for real with a NULL key, which no row has: {@code UPDATE .. WHERE key = NULL ..} changes and
+     * locks no row (statement-level triggers on the table do fire), and the row read that tells
+     * {@code Stale} from {@code NotFound} finds nothing. It renders the other statements of those columns
+     * ({@link #upsert}, single-key {@link #updateAll}) and of {@link #claim}, {@link #delete} and the
+     * tombstone records, and has the database describe each without running it (JDBC
+     * {@code getParameterMetaData}: parsed and checked against the table, never executed). So nothing is
+     * written, a missing table or column fails here, and the statements land in the table's cache.
+     * Not observed and not counted. Idempotent.
      *
      * <pre>{@code
      * orders.on(dataSource).warmUp(Assignments.of("status", ""), Assignments.of("status", "").and("paid_at", null));
      * }</pre>
      *
-     * @param columnSets the column sets your writes assign, as example assignments
-     * @throws IllegalArgumentException if an assignment sets the key, fence or tombstone column (before any SQL)
+     * @param columnSets the column sets your writes assign, as example assignments (their values are
+     *     bound to the statement that matches no row)
+     * @throws IllegalArgumentException if an assignment sets the key, fence or tombstone column or its
+     *     values do not convert to the columns' types (before any SQL)
      * @throws FenceGuardException mapped from the database's error (e.g. {@code UNAVAILABLE} when it
      *     cannot be reached, {@code INVALID_ARGUMENT} for a missing table or column)
      * @since 0.3
      */
     public void warmUp(Assignments... columnSets) {
         Objects.requireNonNull(columnSets, "columnSets");
-        List<StatementShape> shapes = new ArrayList<>();
+        List<Map<Field<?>, Object>> sets = new ArrayList<>();
         for (Assignments set : columnSets) {
-            List<Field<?>> columns = List.copyOf(checked(set).keySet());
-            shapes.add(t.update(columns, rendering));
-            shapes.add(t.upsert(columns, rendering));
-            shapes.add(t.updateAll(columns, 1, rendering));
+            sets.add(checked(set));
         }
-        shapes.add(t.claim(rendering));
-        shapes.add(t.readRow(rendering));
-        shapes.add(t.readRows(1, rendering));
+        List<StatementShape> described = new ArrayList<>();
+        for (Map<Field<?>, Object> set : sets) {
+            List<Field<?>> columns = List.copyOf(set.keySet());
+            described.add(t.upsert(columns, rendering));
+            described.add(t.updateAll(columns, 1, rendering));
+        }
+        described.add(t.readRows(1, rendering));
         if (t.tombstone().isPresent()) {
-            shapes.add(t.markDeleted(rendering));
-            shapes.add(t.recordTombstone(true, List.of(), rendering));
-            shapes.add(t.recordTombstone(false, List.of(), rendering));
+            described.add(t.markDeleted(rendering));
+            described.add(t.recordTombstone(true, List.of(), rendering));
+            described.add(t.recordTombstone(false, List.of(), rendering));
+        }
+        // Run for real, matching no row: an update of no column is the claim's first statement.
+        run(Operation.UPDATE, null, FenceToken.of(1), NO_VALUES);
+        for (Map<Field<?>, Object> set : sets) {
+            run(Operation.UPDATE, null, FenceToken.of(1), set);
         }
         target.run(t.name(), "warm-up of fenced writes", session -> {
-            for (StatementShape shape : shapes) {
+            for (StatementShape shape : described) {
                 session.describe(shape);
             }
             return null;
@@ -327,11 +336,16 @@ public final class FencedWriter {
     private WriteOutcome write(Operation op, Object key, FenceToken fence, Map<Field<?>, Object> values) {
         Object k = t.checkKey(key);
         Objects.requireNonNull(fence, "fence");
+        return t.rule().observe(t.name(), op.observed, fence, () -> run(op, k, fence, values));
+    }
+
+    /** {@link #write} after its checks, unobserved; {@code k} is null only for a warm-up, which matches no row. */
+    private WriteOutcome run(Operation op, Object k, FenceToken fence, Map<Field<?>, Object> values) {
         String resource = t.resource(k);
         List<Field<?>> columns = List.copyOf(values.keySet());
         Object[] binds = t.values(k, fence, values.values(), 0);
         boolean recordsTombstone = (op == Operation.CLAIM || op == Operation.DELETE) && t.tombstone().isPresent();
-        return t.rule().observe(t.name(), op.observed, fence, () -> target.run(resource, op.description, session -> {
+        return target.run(resource, op.description, session -> {
             StatementShape first = switch (op) {
                 case UPDATE -> t.update(columns, rendering);
                 case UPSERT -> t.upsert(columns, rendering);
@@ -354,7 +368,7 @@ public final class FencedWriter {
                             + attempt + " attempts: the row kept changing between statements");
                 }
             }
-        }));
+        });
     }
 
     /** The outcome an observation of several writes ends with: the worst one (stale, then not found, then applied). */

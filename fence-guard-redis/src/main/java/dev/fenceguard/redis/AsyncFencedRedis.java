@@ -224,7 +224,7 @@ public final class AsyncFencedRedis {
      * @since 0.3
      */
     public CompletionStage<Void> warmUp() {
-        RedisKeys.resourceFenceKey(space.fencePrefix(), "warm-up"); // the slot hash of fence keys, computed once
+        RedisKeys.fillSlotTags();
         return bounded(redis.load(null, SET, HSET, DEL, CLAIM), null, "warm-up");
     }
 

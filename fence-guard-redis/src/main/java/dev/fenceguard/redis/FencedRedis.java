@@ -77,8 +77,8 @@ public final class FencedRedis {
     /**
      * Gets these writes ready for their first call, at startup rather than in the first request:
      * {@code SCRIPT LOAD} of the {@link #set}, {@link #hset}, {@link #delete} and {@link #claim} scripts, so
-     * the first write is one EVALSHA instead of a NOSCRIPT answer and a full EVAL. Loading a script
-     * writes no key. Idempotent; bounded by the write timeout. (Scripts given to {@link #eval} are
+     * the first write is one EVALSHA instead of a NOSCRIPT answer and a full EVAL (loading a script
+     * writes no key), and the names of fence keys for every Cluster slot, found once per process. Idempotent; bounded by the write timeout. (Scripts given to {@link #eval} are
      * loaded on their first call.)
      *
      * @throws dev.fenceguard.core.FenceGuardException {@code UNAVAILABLE} if Redis cannot be reached,

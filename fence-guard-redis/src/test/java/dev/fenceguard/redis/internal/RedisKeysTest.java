@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class RedisKeysTest {
 
     @Test
-    void slotTagsFoundPerSlotAreTheFirstBase36NumberOfTheirSlot() {
+    void slotTagsFoundOnDemandAreTheFirstBase36NumberOfTheirSlot() {
         // The tags as first built, for all slots at once: the first n (base 36) hashing to each slot.
         String[] table = new String[SlotHash.SLOT_COUNT];
         int missing = table.length;
@@ -26,6 +26,10 @@ class RedisKeysTest {
         for (int i = 0; i < 200; i++) {
             int slot = random.nextInt(SlotHash.SLOT_COUNT);
             assertThat(RedisKeys.SlotTags.of(slot)).as("tag of slot %d", slot).isEqualTo(table[slot]);
+        }
+        RedisKeys.fillSlotTags();
+        for (int slot = 0; slot < SlotHash.SLOT_COUNT; slot++) {
+            assertThat(RedisKeys.SlotTags.of(slot)).as("tag of slot %d after the scan finished", slot).isEqualTo(table[slot]);
         }
         String key = "stock:sku-1";
         assertThat(RedisKeys.resourceFenceKey("fg:fence:", key)).isEqualTo("fg:fence:{" + table[SlotHash.getSlot(key)] + "}:" + key);
