@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import dev.fenceguard.core.micrometer.MicrometerLockMetrics;
 import dev.fenceguard.core.micrometer.MicrometerLockObservations;
-import dev.fenceguard.core.spi.Grant;
-import dev.fenceguard.core.spi.LockBackend;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
@@ -15,58 +13,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /** The client's warm-up: its own dry run touches nothing the user sees; the backend's part is bounded and its errors pass through. */
 class LockClientWarmUpTest {
 
-    /** A scripted backend whose warm-up is counted and answered by {@code warmUp}. */
-    private static final class WarmUps implements LockBackend {
-        final ScriptedBackend scripted = new ScriptedBackend(new InMemoryLockBackend());
-        final AtomicInteger count = new AtomicInteger();
-        volatile Supplier<CompletionStage<Void>> warmUp = () -> CompletableFuture.completedFuture(null);
-
-        @Override
-        public String name() {
-            return scripted.name();
-        }
-
-        @Override
-        public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-            return scripted.tryAcquire(key, lockId, ttl, timeout);
-        }
-
-        @Override
-        public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-            return scripted.release(key, lockId, timeout);
-        }
-
-        @Override
-        public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-            return scripted.extend(key, lockId, ttl, timeout);
-        }
-
-        @Override
-        public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-            return scripted.lookup(key, timeout);
-        }
-
-        @Override
-        public CompletionStage<Void> warmUp(Duration timeout) {
-            count.incrementAndGet();
-            return warmUp.get();
-        }
-    }
-
     @Test
     void warmUpReachesTheBackendOnlyThroughItsWarmUpAndIsNeitherMeasuredNorObserved() {
-        WarmUps backend = new WarmUps();
+        ScriptedBackend backend = new ScriptedBackend(new InMemoryLockBackend());
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         TestObservationRegistry observations = TestObservationRegistry.create();
         List<String> events = new ArrayList<>();
@@ -87,8 +43,8 @@ class LockClientWarmUpTest {
         client.warmUp();
         client.async().warmUp().toCompletableFuture().join();
 
-        assertThat(backend.count).as("backend warm-ups, one per client warm-up").hasValue(3);
-        assertThat(backend.scripted.calls).as("lock calls that reached the user's backend").isEmpty();
+        assertThat(backend.warmUps).as("backend warm-ups, one per client warm-up").hasValue(3);
+        assertThat(backend.calls).as("lock calls that reached the user's backend").isEmpty();
         assertThat(meters.getMeters()).as("meters registered by warm-ups").isEmpty();
         TestObservationRegistryAssert.assertThat(observations).doesNotHaveAnyObservation();
         assertThat(events).as("listener events").isEmpty();
@@ -99,7 +55,7 @@ class LockClientWarmUpTest {
 
     @Test
     void aFailedBackendWarmUpFailsTheWarmUpWithItsCode() {
-        WarmUps backend = new WarmUps();
+        ScriptedBackend backend = new ScriptedBackend(new InMemoryLockBackend());
         backend.warmUp = () -> CompletableFuture.failedFuture(new FenceGuardException(ErrorCode.UNAVAILABLE, null, "server down"));
         LockClient client = LockClient.builder(backend).withMetrics(LockMetrics.none()).build();
         assertThatThrownBy(client::warmUp).isInstanceOfSatisfying(FenceGuardException.class, e -> {
@@ -112,7 +68,7 @@ class LockClientWarmUpTest {
 
     @Test
     void aBackendWarmUpThatNeverAnswersTimesOutAtTheCallTimeout() {
-        WarmUps backend = new WarmUps();
+        ScriptedBackend backend = new ScriptedBackend(new InMemoryLockBackend());
         backend.warmUp = CompletableFuture::new; // never completes
         ManualTimeSource time = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
         AsyncLockClient client = LockClient.builder(backend).withTimeSource(time).withCallTimeout(Duration.ofSeconds(3))
