@@ -4,6 +4,7 @@ import dev.fenceguard.core.internal.Backoff;
 import dev.fenceguard.core.internal.Checks;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.internal.Redacted;
+import dev.fenceguard.core.memory.InMemoryLockBackend;
 import dev.fenceguard.core.spi.LockBackend;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,6 +48,8 @@ public final class AsyncLockClient implements Lease.Owner {
 
     private static final Logger log = LoggerFactory.getLogger(LockClient.class);
     private static final int MAX_WARNED_KEYS = 10_000;
+    static final String WARM_UP = "warm-up";
+    static final Duration DRY_TTL = Duration.ofSeconds(1);
     /** Keys already warned about for high fences: "once per key per process", bounded. */
     private static final Set<LockKey> WARNED_KEYS = ConcurrentHashMap.newKeySet();
 
@@ -76,6 +79,43 @@ public final class AsyncLockClient implements Lease.Owner {
     /** The backend this client talks to. */
     public LockBackend backend() {
         return backend;
+    }
+
+    /**
+     * Gets this client and its backend ready for the first real call, so that a service pays the
+     * first-call costs at startup instead of in its first request: the client runs each of its
+     * operations once on a private in-memory backend (so its classes are loaded and its code linked,
+     * with nothing measured or observed), then the backend connects, loads its scripts and prepares its
+     * statements ({@link LockBackend#warmUp}). Takes no lock a user key can name and leaves nothing
+     * behind; each backend's documentation says what it sends. Idempotent; safe to call while other
+     * calls run. The backend's part is bounded by the call timeout.
+     *
+     * @return a stage that completes when the backend is ready; it fails with a
+     *     {@link FenceGuardException} ({@code UNAVAILABLE} if the server cannot be reached,
+     *     {@code TIMEOUT} after the call timeout, ...)
+     * @since 0.3
+     */
+    public CompletionStage<Void> warmUp() {
+        AsyncLockClient dry = dryRun();
+        return dry.tryAcquire(WARM_UP, DRY_TTL)
+                .thenCompose(lease -> dry.extend(lease.orElseThrow(), DRY_TTL).thenCompose(extended -> dry.release(lease.get())))
+                .thenCompose(released -> dry.acquire(WARM_UP, DRY_TTL, DRY_TTL))
+                .thenCompose(lease -> dry.release(lease.orElseThrow()))
+                .thenCompose(released -> dry.lookup(WARM_UP))
+                .thenCompose(info -> Calls.bounded(time, callTimeout, (String) null, WARM_UP + " of backend " + backend.name(),
+                        () -> backend.warmUp(callTimeout), null));
+    }
+
+    /**
+     * This client's settings over an in-memory backend of its own, measuring, observing and telling
+     * nothing: running each operation there once, before the first real call, is what takes the first
+     * call's own costs away from it (seeding {@code SecureRandom}, loading classes, and linking each
+     * lambda and string concatenation on its first use, which together cost a first acquisition in a
+     * fresh JVM more than the round trip).
+     */
+    AsyncLockClient dryRun() {
+        return new AsyncLockClient(new InMemoryLockBackend(time), time, new LockListener() {}, LockMetrics.none(),
+                LockObservations.none(), backoff, callTimeout, releaseTimeout);
     }
 
     /**

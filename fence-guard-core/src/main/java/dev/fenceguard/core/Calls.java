@@ -42,10 +42,16 @@ final class Calls {
      */
     static <T> CompletableFuture<T> bounded(TimeSource time, Duration timeout, LockKey key, String operation,
             Supplier<? extends CompletionStage<T>> call, Consumer<T> late) {
+        return bounded(time, timeout, key.value(), operation, call, late);
+    }
+
+    /** {@link #bounded(TimeSource, Duration, LockKey, String, Supplier, Consumer)} for a call about no key ({@code key} null). */
+    static <T> CompletableFuture<T> bounded(TimeSource time, Duration timeout, String key, String operation,
+            Supplier<? extends CompletionStage<T>> call, Consumer<T> late) {
         CompletableFuture<T> out = new CompletableFuture<>();
         // The bound starts before the request leaves: whoever sees the request sent also sees its timer set.
         Bound timer = bound(time, timeout, () -> out.completeExceptionally(new FenceGuardException(ErrorCode.TIMEOUT,
-                key.value(), operation + " got no answer within " + timeout + "; gave up waiting")));
+                key, operation + " got no answer within " + timeout + "; gave up waiting")));
         CompletionStage<T> raw;
         try {
             raw = Objects.requireNonNull(call.get(), "the backend returned no stage for " + operation);
@@ -106,11 +112,16 @@ final class Calls {
 
     /** {@link #await} for calls that cannot be interrupted in their API: keeps the interrupt flag and fails. */
     static <T> T awaitUninterruptibly(CompletableFuture<T> future, LockKey key, String operation) {
+        return awaitUninterruptibly(future, key.value(), operation);
+    }
+
+    /** {@link #awaitUninterruptibly(CompletableFuture, LockKey, String)} for a call about no key ({@code key} null). */
+    static <T> T awaitUninterruptibly(CompletableFuture<T> future, String key, String operation) {
         try {
             return await(future);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new FenceGuardException(ErrorCode.TIMEOUT, key.value(), operation + " was interrupted while waiting", e);
+            throw new FenceGuardException(ErrorCode.TIMEOUT, key, operation + " was interrupted while waiting", e);
         }
     }
 

@@ -263,7 +263,9 @@ class LockObservationsTest {
         // fence-guard-core and SLF4J only, as in an application that does not use Micrometer.
         URL[] path = {LockClient.class.getProtectionDomain().getCodeSource().getLocation(),
                 org.slf4j.LoggerFactory.class.getProtectionDomain().getCodeSource().getLocation()};
-        try (URLClassLoader loader = new URLClassLoader(path, ClassLoader.getPlatformClassLoader())) {
+        // Parent: the boot loader only. The platform loader would not do when the tests run on the module path:
+        // it hands out classes of the boot layer's named modules (Micrometer's among them) from their loader.
+        try (URLClassLoader loader = new URLClassLoader(path, null)) {
             assertThatThrownBy(() -> loader.loadClass("io.micrometer.observation.Observation")).isInstanceOf(ClassNotFoundException.class);
             Class<?> backendType = loader.loadClass(dev.fenceguard.core.spi.LockBackend.class.getName());
             Class<?> workType = loader.loadClass(LockedWork.class.getName());

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
@@ -27,6 +29,9 @@ final class ScriptedBackend implements LockBackend {
     volatile boolean hangRelease;
     volatile boolean hangAcquire;
     volatile long fenceOverride = -1;
+    /** What {@link #warmUp} answers; each call is counted in {@link #warmUps}. */
+    volatile Supplier<CompletionStage<Void>> warmUp = () -> CompletableFuture.completedFuture(null);
+    final AtomicInteger warmUps = new AtomicInteger();
 
     ScriptedBackend(InMemoryLockBackend delegate) {
         this.delegate = delegate;
@@ -96,5 +101,11 @@ final class ScriptedBackend implements LockBackend {
             ((CompletableFuture<Object>) f).complete(null);
         }
         hung.clear();
+    }
+
+    @Override
+    public CompletionStage<Void> warmUp(Duration timeout) {
+        warmUps.incrementAndGet();
+        return warmUp.get();
     }
 }

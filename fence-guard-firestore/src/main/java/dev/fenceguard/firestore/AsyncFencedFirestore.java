@@ -56,11 +56,24 @@ public final class AsyncFencedFirestore {
     private final FirestoreHandle firestore;
     private final DocumentRule rule;
     private final Duration timeout;
+    private final DocumentReference warmUpDocument;
 
-    AsyncFencedFirestore(FirestoreHandle firestore, DocumentRule rule, Duration timeout) {
+    AsyncFencedFirestore(FirestoreHandle firestore, DocumentRule rule, Duration timeout, DocumentReference warmUpDocument) {
         this.firestore = firestore;
         this.rule = rule;
         this.timeout = timeout;
+        this.warmUpDocument = warmUpDocument;
+    }
+
+    /**
+     * {@link FencedFirestore#warmUp()} without waiting.
+     *
+     * @return a stage that completes when both RPCs have answered; it fails with a
+     *     {@link FenceGuardException} ({@code UNAVAILABLE}, or {@code TIMEOUT} after the write timeout)
+     * @since 0.3
+     */
+    public CompletionStage<Void> warmUp() {
+        return firestore.warmUp(warmUpDocument, timeout);
     }
 
     /**

@@ -65,7 +65,8 @@ public final class FenceGuardFirestore {
         for (FencePolicy policy : FencePolicy.values()) {
             DocumentRule rule = new DocumentRule(new WriteRule(policy, b.encoding, metrics, "firestore", b.observations), b.fenceField,
                     b.deletedField, List.copyOf(refused));
-            fencedWrites.put(policy, new FencedFirestore(new AsyncFencedFirestore(firestore, rule, b.writeTimeout)));
+            fencedWrites.put(policy, new FencedFirestore(new AsyncFencedFirestore(firestore, rule, b.writeTimeout,
+                    lockBackend.warmUpDocument())));
         }
     }
 

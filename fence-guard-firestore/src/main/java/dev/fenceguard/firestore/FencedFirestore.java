@@ -90,6 +90,21 @@ public final class FencedFirestore {
     }
 
     /**
+     * Gets these writes ready for their first call, at startup rather than in the first request: opens
+     * the gRPC channel and loads the SDK's read and commit paths with the two RPCs every fenced write is
+     * made of, writing nothing: a read of the document {@code warm-up} in the lock collection (which no
+     * lock key maps to and fenced writes refuse) and the commit of an empty batch. Idempotent; bounded by
+     * the write timeout.
+     *
+     * @throws dev.fenceguard.core.FenceGuardException {@code UNAVAILABLE} if Firestore cannot be reached,
+     *     {@code TIMEOUT} if it does not answer within the write timeout
+     * @since 0.3
+     */
+    public void warmUp() {
+        FirestoreErrors.join(async.warmUp(), null, "warm-up");
+    }
+
+    /**
      * Updates fields of an existing, not deleted document if the policy admits {@code fence}. An
      * update never creates a document or a tombstone: on an absent or deleted document it changes
      * nothing. Waits for {@link AsyncFencedFirestore#update}, at most the write timeout.

@@ -75,6 +75,8 @@ public final class FirestoreLockBackend implements LockBackend {
     static final String LOCK_ID = "lockId";
     static final String EXPIRES = "expiresAtMillis";
     static final String ACQUIRED = "acquiredAtMillis";
+    /** The id of the document warm-ups read: lock documents' ids start with {@code k} or {@code h}, so no lock key maps to it. */
+    static final String WARM_UP_ID = "warm-up";
 
     private final FirestoreHandle firestore;
     private final CollectionReference collection;
@@ -147,6 +149,23 @@ public final class FirestoreLockBackend implements LockBackend {
         return firestore.readThenWrite(key.value(), "lookup", timeout, doc(key), s -> Step.finish(live(s, serverMillis(s, key))
                 ? Optional.of(new LockInfo(key, FenceToken.of(s.getLong(FENCE)), Instant.ofEpochMilli(s.getLong(EXPIRES))))
                 : Optional.empty()), Optional::empty);
+    }
+
+    /**
+     * Gets ready for the first calls: reads the document {@code warm-up} of the lock collection (no
+     * lock key maps to it, and nothing writes it) and commits an empty batch, which opens the gRPC
+     * channel and loads the SDK's read and commit paths. It takes no lock and writes nothing.
+     *
+     * @since 0.3
+     */
+    @Override
+    public CompletionStage<Void> warmUp(Duration timeout) {
+        return firestore.warmUp(warmUpDocument(), timeout);
+    }
+
+    /** The document warm-ups read, never written. */
+    DocumentReference warmUpDocument() {
+        return collection.document(WARM_UP_ID);
     }
 
     private <T> T lostRaces(LockKey key, String operation) {

@@ -17,6 +17,7 @@ import dev.fenceguard.jdbc.internal.SqlCauses;
 import dev.fenceguard.jdbc.internal.StatementShape;
 import dev.fenceguard.jdbc.internal.WriteTarget;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -269,6 +270,60 @@ public final class FencedWriter {
     }
 
     /**
+     * Gets this writer ready for its first writes, so that a service pays jOOQ's first rendering, the
+     * driver's first statements and the first run of this code at startup instead of in its first
+     * request. For each of {@code columnSets} (only their columns count), and for the claim's statement,
+     * it runs the {@link #update} path for real with a NULL key, which no row has: {@code UPDATE .. WHERE key = NULL ..} changes and
+     * locks no row (statement-level triggers on the table do fire), and the row read that tells
+     * {@code Stale} from {@code NotFound} finds nothing. It renders the other statements of those columns
+     * ({@link #upsert}, single-key {@link #updateAll}) and of {@link #claim}, {@link #delete} and the
+     * tombstone records, and has the database describe each without running it (JDBC
+     * {@code getParameterMetaData}: parsed and checked against the table, never executed). So nothing is
+     * written, a missing table or column fails here, and the statements land in the table's cache.
+     * Not observed and not counted. Idempotent.
+     *
+     * <pre>{@code
+     * orders.on(dataSource).warmUp(Assignments.of("status", ""), Assignments.of("status", "").and("paid_at", null));
+     * }</pre>
+     *
+     * @param columnSets the column sets your writes assign, as example assignments (their values are
+     *     bound to the statement that matches no row)
+     * @throws IllegalArgumentException if an assignment sets the key, fence or tombstone column or its
+     *     values do not convert to the columns' types (before any SQL)
+     * @throws FenceGuardException mapped from the database's error (e.g. {@code UNAVAILABLE} when it
+     *     cannot be reached, {@code INVALID_ARGUMENT} for a missing table or column)
+     * @since 0.3
+     */
+    public void warmUp(Assignments... columnSets) {
+        Objects.requireNonNull(columnSets, "columnSets");
+        List<Map<Field<?>, Object>> sets = new ArrayList<>();
+        for (Assignments set : columnSets) {
+            sets.add(checked(set));
+        }
+        List<StatementShape> described = new ArrayList<>();
+        for (Map<Field<?>, Object> set : sets) {
+            List<Field<?>> columns = List.copyOf(set.keySet());
+            described.add(t.upsert(columns, rendering));
+            described.addAll(t.dialect().warmUpShapes(t, columns, rendering));
+        }
+        described.add(t.readRows(1, rendering));
+        if (t.tombstone().isPresent()) {
+            described.add(t.markDeleted(rendering));
+        }
+        // Run for real, matching no row: an update of no column is the claim's first statement.
+        run(Operation.UPDATE, null, FenceToken.of(1), NO_VALUES);
+        for (Map<Field<?>, Object> set : sets) {
+            run(Operation.UPDATE, null, FenceToken.of(1), set);
+        }
+        target.run(t.name(), "warm-up of fenced writes", session -> {
+            for (StatementShape shape : described) {
+                session.describe(shape);
+            }
+            return null;
+        });
+    }
+
+    /**
      * The one path of every single-key write: arguments checked (before any SQL), then the operation's
      * statement; if it matched nothing, a second statement that reads the row, or for a claim or delete
      * records the fence on a tombstone; then the outcome. Only a concurrent change of the row between the
@@ -277,11 +332,16 @@ public final class FencedWriter {
     private WriteOutcome write(Operation op, Object key, FenceToken fence, Map<Field<?>, Object> values) {
         Object k = t.checkKey(key);
         Objects.requireNonNull(fence, "fence");
+        return t.rule().observe(t.name(), op.observed, fence, () -> run(op, k, fence, values));
+    }
+
+    /** {@link #write} after its checks, unobserved; {@code k} is null only for a warm-up, which matches no row. */
+    private WriteOutcome run(Operation op, Object k, FenceToken fence, Map<Field<?>, Object> values) {
         String resource = t.resource(k);
         List<Field<?>> columns = List.copyOf(values.keySet());
         Object[] binds = t.values(k, fence, values.values(), 0);
         boolean recordsTombstone = (op == Operation.CLAIM || op == Operation.DELETE) && t.tombstone().isPresent();
-        return t.rule().observe(t.name(), op.observed, fence, () -> target.run(resource, op.description, session -> {
+        return target.run(resource, op.description, session -> {
             StatementShape first = switch (op) {
                 case UPDATE -> t.update(columns, rendering);
                 case UPSERT -> t.upsert(columns, rendering);
@@ -312,7 +372,7 @@ public final class FencedWriter {
                             + attempt + " attempts: the row kept changing between statements");
                 }
             }
-        }));
+        });
     }
 
     /** The outcome an observation of several writes ends with: the worst one (stale, then not found, then applied). */

@@ -17,8 +17,10 @@ import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -121,68 +123,115 @@ public final class PostgresLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), "acquire on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = prepare(c, acquireSql, left)) {
-                ps.setString(3, key.value());
-                ps.setString(4, lockId.value());
-                ps.setLong(5, ttl.toMillis());
-                ps.setLong(6, ttl.toMillis());
-                try (ResultSet rs = resultAfterBound(ps)) {
-                    if (rs.next()) {
-                        return Optional.of(new Grant(rs.getLong(1), instant(rs, 2)));
-                    }
-                }
-            }
-            // Refused: held by a live lease, or free but out of fences. Only this path pays a second statement.
-            try (PreparedStatement ps = prepare(c, diagnoseSql, left)) {
-                ps.setString(3, key.value());
-                try (ResultSet rs = resultAfterBound(ps)) {
-                    if (rs.next() && rs.getLong(1) > FenceToken.MAX_VALUE) {
-                        throw new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(), "the key has issued its last fence "
-                                + "(next would be " + rs.getLong(1) + " > " + FenceToken.MAX_VALUE + "); no lock was taken");
-                    }
-                }
-            }
-            return Optional.<Grant>empty();
-        }, late -> late.ifPresent(grant -> undoLateGrant(key, lockId, timeout)));
+        return calls.submit(key.value(), "acquire on " + table, timeout, (c, left) -> acquire(c, left, key.value(), lockId, ttl),
+                late -> late.ifPresent(grant -> undoLateGrant(key, lockId, timeout)));
     }
 
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = prepare(c, releaseSql, left)) {
-                ps.setString(3, key.value());
-                ps.setString(4, lockId.value());
-                return countAfterBound(ps) == 1;
-            }
-        }, null);
+        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> release(c, left, key.value(), lockId), null);
     }
 
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = prepare(c, extendSql, left)) {
-                ps.setLong(3, ttl.toMillis());
-                ps.setString(4, key.value());
-                ps.setString(5, lockId.value());
-                try (ResultSet rs = resultAfterBound(ps)) {
-                    return rs.next() ? Optional.of(instant(rs, 1)) : Optional.<Instant>empty();
-                }
-            }
-        }, null);
+        return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> extend(c, left, key.value(), lockId, ttl), null);
     }
 
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-        return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = prepare(c, lookupSql, left)) {
-                ps.setString(3, key.value());
-                try (ResultSet rs = resultAfterBound(ps)) {
-                    return rs.next() ? Optional.of(new LockInfo(key, FenceToken.of(rs.getLong(1)), instant(rs, 2)))
-                            : Optional.<LockInfo>empty();
+        return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> lookup(c, left, key.value())
+                .map(live -> new LockInfo(key, FenceToken.of(live.fence()), live.expiresAt())), null);
+    }
+
+    /**
+     * Gets ready for the first calls by making each of them once, for the internal key {@code ''} (the
+     * empty string, which no lock key can be: keys are 1 to 512 bytes), in one transaction that is
+     * rolled back: an acquisition, a refused one, an extension, a lookup and a release, with the same
+     * code and statements as real calls. No user key is locked or touched, and the rollback leaves
+     * nothing behind. It fails if the lock table or a column is missing. Concurrent warm-ups of several
+     * processes wait for each other's rollback on that one key (within the timeout). With a pool, the
+     * connection it used keeps its parsed statements; the others parse them on first use.
+     *
+     * @since 0.3
+     */
+    @Override
+    public CompletionStage<Void> warmUp(Duration timeout) {
+        return calls.submit(null, "warm-up on " + table, timeout, (c, left) -> {
+            boolean autoCommit = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try {
+                LockId holder = LockId.random();
+                Duration ttl = Duration.ofSeconds(1);
+                boolean allRan = acquire(c, left, WARM_UP_KEY, holder, ttl).isPresent()
+                        & acquire(c, left, WARM_UP_KEY, LockId.random(), ttl).isEmpty()
+                        & extend(c, left, WARM_UP_KEY, holder, ttl).isPresent()
+                        & lookup(c, left, WARM_UP_KEY).isPresent()
+                        & release(c, left, WARM_UP_KEY, holder);
+                return allRan;
+            } finally {
+                c.rollback(); // the point: nothing of the warm-up is kept
+                c.setAutoCommit(autoCommit);
+            }
+        }, null).thenApply(allRan -> null);
+    }
+
+    /** The internal key of warm-ups: no {@link LockKey} is empty. */
+    private static final String WARM_UP_KEY = "";
+
+    private Optional<Grant> acquire(Connection c, BoundedJdbc.TimeLeft left, String key, LockId lockId, Duration ttl) throws SQLException {
+        try (PreparedStatement ps = prepare(c, acquireSql, left)) {
+            ps.setString(3, key);
+            ps.setString(4, lockId.value());
+            ps.setLong(5, ttl.toMillis());
+            ps.setLong(6, ttl.toMillis());
+            try (ResultSet rs = resultAfterBound(ps)) {
+                if (rs.next()) {
+                    return Optional.of(new Grant(rs.getLong(1), instant(rs, 2)));
                 }
             }
-        }, null);
+        }
+        // Refused: held by a live lease, or free but out of fences. Only this path pays a second statement.
+        try (PreparedStatement ps = prepare(c, diagnoseSql, left)) {
+            ps.setString(3, key);
+            try (ResultSet rs = resultAfterBound(ps)) {
+                if (rs.next() && rs.getLong(1) > FenceToken.MAX_VALUE) {
+                    throw new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key, "the key has issued its last fence "
+                            + "(next would be " + rs.getLong(1) + " > " + FenceToken.MAX_VALUE + "); no lock was taken");
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private boolean release(Connection c, BoundedJdbc.TimeLeft left, String key, LockId lockId) throws SQLException {
+        try (PreparedStatement ps = prepare(c, releaseSql, left)) {
+            ps.setString(3, key);
+            ps.setString(4, lockId.value());
+            ps.execute();
+            ps.getMoreResults(); // past the bound's row to the UPDATE's count
+            return ps.getUpdateCount() == 1;
+        }
+    }
+
+    private Optional<Instant> extend(Connection c, BoundedJdbc.TimeLeft left, String key, LockId lockId, Duration ttl) throws SQLException {
+        try (PreparedStatement ps = prepare(c, extendSql, left)) {
+            ps.setLong(3, ttl.toMillis());
+            ps.setString(4, key);
+            ps.setString(5, lockId.value());
+            try (ResultSet rs = resultAfterBound(ps)) {
+                return rs.next() ? Optional.of(instant(rs, 1)) : Optional.empty();
+            }
+        }
+    }
+
+    /** The fence and expiry of the live lease on {@code key}, as a grant's two values. */
+    private Optional<Grant> lookup(Connection c, BoundedJdbc.TimeLeft left, String key) throws SQLException {
+        try (PreparedStatement ps = prepare(c, lookupSql, left)) {
+            ps.setString(3, key);
+            try (ResultSet rs = resultAfterBound(ps)) {
+                return rs.next() ? Optional.of(new Grant(rs.getLong(1), instant(rs, 2))) : Optional.empty();
+            }
+        }
     }
 
     /** The executor the calls run on. */

@@ -215,6 +215,19 @@ public final class AsyncFencedRedis {
         });
     }
 
+    /**
+     * {@link FencedRedis#warmUp()}, without waiting.
+     *
+     * @return a stage that completes when the scripts are loaded; it fails with a
+     *     {@link dev.fenceguard.core.FenceGuardException} ({@code UNAVAILABLE}, or {@code TIMEOUT} after the
+     *     write timeout)
+     * @since 0.3
+     */
+    public CompletionStage<Void> warmUp() {
+        RedisKeys.fillSlotTags();
+        return bounded(redis.load(null, SET, HSET, DEL, CLAIM), null, "warm-up");
+    }
+
     /** The data key and its fence key: the {@code KEYS} of every built-in fenced script. */
     private String[] keysOf(String key) {
         return new String[] {key, RedisKeys.resourceFenceKey(space.fencePrefix(), key)};

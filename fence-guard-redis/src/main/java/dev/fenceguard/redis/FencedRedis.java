@@ -75,6 +75,21 @@ public final class FencedRedis {
     }
 
     /**
+     * Gets these writes ready for their first call, at startup rather than in the first request:
+     * {@code SCRIPT LOAD} of the {@link #set}, {@link #hset}, {@link #delete} and {@link #claim} scripts, so
+     * the first write is one EVALSHA instead of a NOSCRIPT answer and a full EVAL (loading a script
+     * writes no key), and the names of fence keys for every Cluster slot, found once per process. Idempotent; bounded by the write timeout. (Scripts given to {@link #eval} are
+     * loaded on their first call.)
+     *
+     * @throws dev.fenceguard.core.FenceGuardException {@code UNAVAILABLE} if Redis cannot be reached,
+     *     {@code TIMEOUT} if it does not answer within the write timeout
+     * @since 0.3
+     */
+    public void warmUp() {
+        RedisHandle.await(async.warmUp(), null, "warm-up");
+    }
+
+    /**
      * The write rule these writes apply.
      *
      * @since 0.2

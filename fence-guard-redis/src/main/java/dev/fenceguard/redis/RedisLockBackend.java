@@ -197,6 +197,24 @@ public final class RedisLockBackend implements LockBackend {
     }
 
     /**
+     * Gets ready for the first calls: {@code SCRIPT LOAD} of the acquire, release, extend and lookup
+     * scripts (so no first call pays a NOSCRIPT and a full EVAL), then one lookup of the internal key
+     * <code>&lt;prefix&gt;{}:warm-up</code>, which no lock key can name (lock keys are 1 to 512 bytes, so
+     * their hash tags are never empty) and nothing ever writes: a read that finds nothing. It takes no
+     * lock and writes no key.
+     *
+     * @since 0.3
+     */
+    @Override
+    public CompletionStage<Void> warmUp(Duration timeout) {
+        String reserved = RedisKeys.namespace(prefix) + "}:warm-up";
+        CompletableFuture<Void> call = redis.load(null, acquire, RELEASE, EXTEND, LOOKUP)
+                .thenCompose(loaded -> redis.multi(LOOKUP, null, new String[] {reserved}))
+                .thenApply(found -> null);
+        return RedisHandle.bounded(call, timeout, null, "warm-up", null);
+    }
+
+    /**
      * A grant or extension answered after its call had timed out: the caller was told TIMEOUT and will
      * not use it, so free the lock now rather than leave it blocking the key for a TTL. (The client
      * cannot do this itself: a backend that gives up first never passes it the late answer.)

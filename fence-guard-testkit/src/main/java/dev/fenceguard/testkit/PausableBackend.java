@@ -108,6 +108,12 @@ public final class PausableBackend implements LockBackend {
         return call(() -> backend.lookup(key, timeout));
     }
 
+    /** Held like every other call while paused. */
+    @Override
+    public CompletionStage<Void> warmUp(Duration timeout) {
+        return call(() -> backend.warmUp(timeout));
+    }
+
     @Override
     public String toString() {
         return "PausableBackend[" + backend + (isPaused() ? ", paused" : "") + "]";

@@ -6,6 +6,7 @@ import dev.fenceguard.core.LockKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -62,4 +63,21 @@ public interface LockBackend {
 
     /** The fence and expiry of the live lease on {@code key}, if any (for diagnostics only). */
     CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout);
+
+    /**
+     * Gets ready for the first real call, so that a service pays the first-call costs at startup
+     * rather than inside its first request: connects, loads scripts, prepares or describes every
+     * statement the other methods send, and loads the classes they use. It must take no lock, write
+     * nothing a user can see and leave nothing behind: only read-only calls, or calls on an internal
+     * key that no {@link LockKey} can name. Idempotent; safe to call concurrently with real calls.
+     *
+     * <p>Fails like the other methods: a {@link dev.fenceguard.core.FenceGuardException} with a mapped
+     * code (e.g. {@code UNAVAILABLE} when the server is down, {@code TIMEOUT} after {@code timeout}).
+     * The default does nothing, for backends with nothing to prepare.
+     *
+     * @since 0.3
+     */
+    default CompletionStage<Void> warmUp(Duration timeout) {
+        return CompletableFuture.completedFuture(null);
+    }
 }

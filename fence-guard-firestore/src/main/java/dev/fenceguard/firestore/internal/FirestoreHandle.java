@@ -105,6 +105,16 @@ public final class FirestoreHandle {
         return BoundedCall.start(subject, operation, timeout, call -> attempt(call, doc, decide, contended, 1));
     }
 
+    /**
+     * The two RPCs every operation is made of, with nothing written: a read of {@code reserved} (a
+     * document no lock key or resource maps to) and the commit of an empty batch. This opens the gRPC
+     * channel and loads the SDK's read and commit paths.
+     */
+    public CompletableFuture<Void> warmUp(DocumentReference reserved, Duration timeout) {
+        return readThenWrite(null, "warm-up", timeout, reserved, read -> Step.write(() -> db.batch().commit(), Boolean.TRUE),
+                () -> Boolean.TRUE).thenApply(done -> null);
+    }
+
     private <T> void attempt(BoundedCall<T> call, DocumentReference doc, Function<DocumentSnapshot, Step<T>> decide,
             Supplier<T> contended, int attempt) {
         call.send(doc::get, snapshot -> {

@@ -105,4 +105,13 @@ public interface FencingDialect {
      *     else -1 (the row is read to tell)
      */
     record Upserted(boolean applied, long staleFence) {}
+
+    /**
+     * The dialect's own statements a warm-up should have the database describe for {@code columns}
+     * (the shared ones, such as the upsert and the row reads, are described anyway). None by default.
+     */
+    default List<StatementShape> warmUpShapes(FencedStatements t, List<Field<?>> columns,
+            FencedStatements.Rendering r) {
+        return List.of();
+    }
 }

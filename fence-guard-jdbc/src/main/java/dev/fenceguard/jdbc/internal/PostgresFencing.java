@@ -85,6 +85,19 @@ public final class PostgresFencing implements FencingDialect {
     }
 
     @Override
+    public List<StatementShape> warmUpShapes(FencedStatements t, List<Field<?>> columns, FencedStatements.Rendering r) {
+        List<StatementShape> shapes = new java.util.ArrayList<>();
+        shapes.add(updateAllShape(t, columns, 1, r));
+        if (t.tombstone().isPresent()) {
+            for (boolean delete : new boolean[] {true, false}) {
+                shapes.add(t.custom(delete ? "tombstone_delete" : "tombstone_claim", List.of(), 0, r,
+                        () -> tombstoneQuery(t, delete, t.assign(List.of(), FencedStatements.FIRST_VALUE, false))));
+            }
+        }
+        return shapes;
+    }
+
+    @Override
     public TombstoneWrite recordTombstone(Session session, FencedStatements t, boolean delete, List<Field<?>> placeholders,
             Object[] binds, FencedStatements.Rendering r) throws SQLException {
         StatementShape shape = t.custom(delete ? "tombstone_delete" : "tombstone_claim", placeholders, 0, r,

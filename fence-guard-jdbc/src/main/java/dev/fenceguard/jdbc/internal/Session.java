@@ -113,6 +113,17 @@ public final class Session {
         }
     }
 
+    /**
+     * Has the database parse and describe {@code shape} without running it (JDBC {@code
+     * getParameterMetaData}: for pgjdbc, Parse and Describe, no Execute), so it writes nothing and locks
+     * no row, yet fails like the statement would if a table or column is missing.
+     */
+    public void describe(StatementShape shape) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(shape.sql())) {
+            ps.getParameterMetaData();
+        }
+    }
+
     private DSLContext jooq() {
         if (jooq == null) {
             jooq = jooqOnConnection.get();

@@ -122,6 +122,24 @@ public final class RedisHandle {
         return out;
     }
 
+    /**
+     * {@code SCRIPT LOAD} of each of {@code scripts}, so that their first EVALSHA finds them; a failure
+     * is mapped, with {@code subject} (may be null) as its key. Unbounded: see {@link #bounded}.
+     */
+    public CompletableFuture<Void> load(String subject, Script... scripts) {
+        CompletableFuture<?>[] loads = new CompletableFuture<?>[scripts.length];
+        for (int i = 0; i < scripts.length; i++) {
+            Script script = scripts[i];
+            loads[i] = dispatch(() -> commands.scriptLoad(script.source())).toCompletableFuture();
+        }
+        return CompletableFuture.allOf(loads).handle((ok, error) -> {
+            if (error != null) {
+                throw RedisErrors.map(error, subject, "SCRIPT LOAD");
+            }
+            return null;
+        });
+    }
+
     /** Lettuce reports most failures through the future, but a closed connection can throw at once. */
     private static <T> CompletionStage<T> dispatch(Supplier<? extends CompletionStage<T>> send) {
         try {

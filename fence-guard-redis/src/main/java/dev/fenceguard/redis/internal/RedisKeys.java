@@ -2,6 +2,7 @@ package dev.fenceguard.redis.internal;
 
 import dev.fenceguard.core.LockKey;
 import io.lettuce.core.cluster.SlotHash;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Names of fence-guard's Redis keys.
@@ -86,25 +87,46 @@ public final class RedisKeys {
 
     /** The fence key of a guarded resource key: same slot as {@code resourceKey}. */
     public static String resourceFenceKey(String prefix, String resourceKey) {
-        return prefix + "{" + SlotTags.TAGS[SlotHash.getSlot(resourceKey)] + "}:" + resourceKey;
+        return prefix + "{" + SlotTags.of(SlotHash.getSlot(resourceKey)) + "}:" + resourceKey;
     }
 
-    /** For each Cluster slot, a short string that hashes to it (found once, in about 50 ms). */
+    /**
+     * For each Cluster slot, a short string that hashes to it: the first of {@code 0, 1, .., z, 10, ..}
+     * (base 36) that does. Part of the stored layout, so it must never change. The table is filled by one
+     * scan of that sequence, resumed only as far as a slot not yet found needs (about 16,000 CRC16s for the
+     * first key, less and less after), instead of all at once on first use (about 160,000, 50 ms in the
+     * first fenced write of a process). {@link #fillAll()} finishes the scan, for warm-ups.
+     */
     static final class SlotTags {
-        static final String[] TAGS = build();
+        private static final AtomicReferenceArray<String> TAGS = new AtomicReferenceArray<>(SlotHash.SLOT_COUNT);
+        private static long next; // the scan's next candidate; guarded by SlotTags.class
+        private static int missing = SlotHash.SLOT_COUNT; // guarded by SlotTags.class
 
-        private static String[] build() {
-            String[] tags = new String[SlotHash.SLOT_COUNT];
-            int missing = tags.length;
-            for (long n = 0; missing > 0; n++) {
-                String candidate = Long.toString(n, 36);
-                int slot = SlotHash.getSlot(candidate);
-                if (tags[slot] == null) {
-                    tags[slot] = candidate;
+        static String of(int slot) {
+            String tag = TAGS.get(slot);
+            return tag != null ? tag : scanUntil(slot);
+        }
+
+        static void fillAll() {
+            scanUntil(-1);
+        }
+
+        /** Resumes the scan until {@code slot} has its tag (every slot, for -1). */
+        private static synchronized String scanUntil(int slot) {
+            while (missing > 0 && (slot < 0 || TAGS.get(slot) == null)) {
+                String candidate = Long.toString(next++, 36);
+                int s = SlotHash.getSlot(candidate);
+                if (TAGS.get(s) == null) {
+                    TAGS.set(s, candidate);
                     missing--;
                 }
             }
-            return tags;
+            return slot < 0 ? null : TAGS.get(slot);
         }
+    }
+
+    /** Finds the fence-key tag of every Cluster slot now, so that no later fenced write pays for it. */
+    public static void fillSlotTags() {
+        SlotTags.fillAll();
     }
 }

@@ -60,9 +60,14 @@ public final class SwitchableBackend implements LockBackend {
         return call(key, () -> delegate.lookup(key, timeout));
     }
 
+    @Override
+    public CompletionStage<Void> warmUp(Duration timeout) {
+        return call(null, () -> delegate.warmUp(timeout));
+    }
+
     private <T> CompletionStage<T> call(LockKey key, Supplier<CompletionStage<T>> call) {
         if (!reachable) {
-            return CompletableFuture.failedFuture(new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(),
+            return CompletableFuture.failedFuture(new FenceGuardException(ErrorCode.UNAVAILABLE, key == null ? null : key.value(),
                     "the test disconnected the backend (TestLocks.disconnect())"));
         }
         return call.get();

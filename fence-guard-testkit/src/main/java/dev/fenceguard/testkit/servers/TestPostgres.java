@@ -163,10 +163,16 @@ public final class TestPostgres {
     /** Kept in its own class so Testcontainers is loaded only when a Docker engine answers. */
     private static final class PostgresContainer {
         static TestPostgres start() {
-            var container = new org.testcontainers.postgresql.PostgreSQLContainer("postgres:18-alpine");
+            // A plain container rather than testcontainers-postgresql's, whose jar splits the package
+            // org.testcontainers.containers with testcontainers' own: on the module path the two cannot
+            // both be read, so the testkit module requires testcontainers only.
+            var container = new org.testcontainers.containers.GenericContainer<>("postgres:18-alpine")
+                    .withEnv("POSTGRES_PASSWORD", "test").withExposedPorts(5432)
+                    .waitingFor(org.testcontainers.containers.wait.strategy.Wait
+                            .forLogMessage(".*database system is ready to accept connections.*\\n", 2));
             container.start();
-            String url = container.getJdbcUrl() + (container.getJdbcUrl().contains("?") ? "&" : "?")
-                    + "user=" + container.getUsername() + "&password=" + container.getPassword();
+            String url = "jdbc:postgresql://" + container.getHost() + ":" + container.getMappedPort(5432)
+                    + "/postgres?user=postgres&password=test";
             return new TestPostgres(url, "testcontainers", container);
         }
     }
