@@ -1,11 +1,13 @@
 package dev.fenceguard.spring.boot.autoconfigure;
 
+import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.spi.LockBackend;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.util.ClassUtils;
 
 /**
  * What fence-guard does once every singleton exists (so after Spring Boot's Flyway has run) and before
@@ -49,12 +51,52 @@ final class FenceGuardStartup implements SmartInitializingSingleton, BeanFactory
     }
 
     /**
-     * WARM-UP: the single place where fence-guard warms up, before the application takes traffic. Once
-     * lock backends and fenced writers have {@code warmUp()} (issue #20 item 5), call it here on
-     * {@code backend} and on the fenced-write beans ({@code FencedRedis}, {@code FencedFirestore},
-     * {@code TransactionalFencedWrites}) that exist in {@link #beans}.
+     * Warms up, before the application takes traffic, the lock client (its own code paths and the
+     * backend's: connections, scripts, statements; see docs/warm-up.md) and the fenced-write beans of
+     * the stores on the class path, so that the first request does not pay for them. A warm-up that
+     * fails is logged and startup goes on: the first real call then pays, and reports, the same failure.
      */
     private void warmUp(LockBackend backend) {
-        // Nothing to warm up yet: see the Javadoc.
+        ClassLoader loader = getClass().getClassLoader();
+        attempt("the lock client", () -> {
+            LockClient client = beans.getBeanProvider(LockClient.class).getIfUnique();
+            if (client != null) {
+                client.warmUp();
+            } else if (backend != null) {
+                backend.warmUp(WARM_UP_TIMEOUT).toCompletableFuture().join();
+            }
+        });
+        if (ClassUtils.isPresent("dev.fenceguard.redis.FencedRedis", loader)) {
+            attempt("fenced Redis writes", () -> RedisWrites.warmUp(beans));
+        }
+        if (ClassUtils.isPresent("dev.fenceguard.firestore.FencedFirestore", loader)) {
+            attempt("fenced Firestore writes", () -> FirestoreWrites.warmUp(beans));
+        }
     }
+
+    private static final java.time.Duration WARM_UP_TIMEOUT = java.time.Duration.ofSeconds(10);
+
+    private static void attempt(String what, Runnable warmUp) {
+        try {
+            warmUp.run();
+        } catch (RuntimeException e) {
+            LOG.warn("fence-guard could not warm up {} at startup; the first call will pay for it: {}", what, e.toString());
+        }
+    }
+
+    /** Loaded only when fence-guard-redis is on the class path. */
+    private static final class RedisWrites {
+        static void warmUp(ConfigurableListableBeanFactory beans) {
+            beans.getBeanProvider(dev.fenceguard.redis.FencedRedis.class).ifUnique(dev.fenceguard.redis.FencedRedis::warmUp);
+        }
+    }
+
+    /** Loaded only when fence-guard-firestore is on the class path. */
+    private static final class FirestoreWrites {
+        static void warmUp(ConfigurableListableBeanFactory beans) {
+            beans.getBeanProvider(dev.fenceguard.firestore.FencedFirestore.class).ifUnique(dev.fenceguard.firestore.FencedFirestore::warmUp);
+        }
+    }
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FenceGuardStartup.class);
 }

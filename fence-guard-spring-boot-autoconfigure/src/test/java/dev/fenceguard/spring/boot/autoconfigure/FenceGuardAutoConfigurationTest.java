@@ -132,6 +132,27 @@ class FenceGuardAutoConfigurationTest {
     }
 
     @Test
+    void theLockBackendIsWarmedUpOnceAtStartup() {
+        java.util.concurrent.atomic.AtomicInteger warmUps = new java.util.concurrent.atomic.AtomicInteger();
+        LockBackend own = new WarmUpBackend(() -> {
+            warmUps.incrementAndGet();
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        });
+        assertThat(warmUps).as("nothing before the context starts").hasValue(0);
+        postgres().withBean(LockBackend.class, () -> own).run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            assertThat(warmUps).as("warmed up by the startup, through the lock client").hasValue(1);
+        });
+    }
+
+    @Test
+    void aWarmUpThatFailsIsLoggedAndStartupGoesOn() {
+        LockBackend failing = new WarmUpBackend(() -> java.util.concurrent.CompletableFuture.failedFuture(
+                new dev.fenceguard.core.FenceGuardException(dev.fenceguard.core.ErrorCode.UNAVAILABLE, null, "store down")));
+        postgres().withBean(LockBackend.class, () -> failing).run(ctx -> assertThat(ctx).hasNotFailed().hasSingleBean(LockClient.class));
+    }
+
+    @Test
     void withoutTheBackendModulesOnTheClassPathOnlyTheApplicationsBackendIsUsed() {
         // tried: a DataSource, a Redis client and a Firestore bean, with fence-guard-jdbc, -redis, -firestore,
         // -migrations and Flyway hidden from the class path
@@ -356,6 +377,35 @@ class FenceGuardAutoConfigurationTest {
                     .withPropertyValues("spring.flyway.enabled=false")
                     .run(ctx -> assertThat(ctx).hasFailed().getFailure()
                             .hasMessageContaining("does not exist and Spring Boot's Flyway does not create it"));
+        }
+    }
+
+    /** An in-memory backend whose warm-up the test decides. */
+    private record WarmUpBackend(java.util.function.Supplier<java.util.concurrent.CompletionStage<Void>> warmUp,
+            InMemoryLockBackend store) implements LockBackend {
+        WarmUpBackend(java.util.function.Supplier<java.util.concurrent.CompletionStage<Void>> warmUp) {
+            this(warmUp, new InMemoryLockBackend());
+        }
+
+        @Override public String name() { return store.name(); }
+        @Override public java.util.concurrent.CompletionStage<java.util.Optional<dev.fenceguard.core.spi.Grant>> tryAcquire(
+                dev.fenceguard.core.LockKey key, dev.fenceguard.core.LockId lockId, java.time.Duration ttl, java.time.Duration timeout) {
+            return store.tryAcquire(key, lockId, ttl, timeout);
+        }
+        @Override public java.util.concurrent.CompletionStage<Boolean> release(dev.fenceguard.core.LockKey key,
+                dev.fenceguard.core.LockId lockId, java.time.Duration timeout) {
+            return store.release(key, lockId, timeout);
+        }
+        @Override public java.util.concurrent.CompletionStage<java.util.Optional<java.time.Instant>> extend(dev.fenceguard.core.LockKey key,
+                dev.fenceguard.core.LockId lockId, java.time.Duration ttl, java.time.Duration timeout) {
+            return store.extend(key, lockId, ttl, timeout);
+        }
+        @Override public java.util.concurrent.CompletionStage<java.util.Optional<dev.fenceguard.core.LockInfo>> lookup(
+                dev.fenceguard.core.LockKey key, java.time.Duration timeout) {
+            return store.lookup(key, timeout);
+        }
+        @Override public java.util.concurrent.CompletionStage<Void> warmUp(java.time.Duration timeout) {
+            return warmUp.get();
         }
     }
 }
