@@ -128,6 +128,11 @@ public final class TcpProxy implements AutoCloseable {
         cutConnections();
     }
 
+    /** Whether the listening socket is still open; for this package's tests. */
+    boolean listening() {
+        return !listener.isClosed();
+    }
+
     @Override
     public String toString() {
         return "TcpProxy[" + hostPort() + " -> " + targetHost + ":" + targetPort + ", open=" + openConnections() + "]";
