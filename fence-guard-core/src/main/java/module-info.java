@@ -21,7 +21,6 @@ module dev.fenceguard.core {
     // Shared by fence-guard's own modules, never an API.
     exports dev.fenceguard.core.internal to
             dev.fenceguard.jdbc, dev.fenceguard.redis, dev.fenceguard.firestore, dev.fenceguard.testkit,
-            dev.fenceguard.migrations, dev.fenceguard.reactor,
-            // automatic modules for now (their jars name themselves so): docs/modules.md
-            dev.fenceguard.jpa, dev.fenceguard.spring.boot.autoconfigure;
+            dev.fenceguard.migrations, dev.fenceguard.reactor, dev.fenceguard.jpa,
+            dev.fenceguard.spring.boot.autoconfigure;
 }

@@ -51,8 +51,15 @@ import org.postgresql.ds.PGSimpleDataSource;
  * a first start against a server that has never seen the scripts; PostgreSQL on
  * {@link TestPostgres#server()}, in a schema of its own that is dropped at the end.
  *
+ * <p>After the warm calls a child pauses as long again and times one more call: a warm process's call
+ * after the same idle time, the share of the first call that is idleness (parked threads, cold caches,
+ * on both sides of the socket) and not a first time.
+ *
  * <p>System properties of the children: {@code firstcall.pause.ms} (default 500), the pause between setup
  * (and warm-up) and the first call; {@code firstcall.pool} (default 2), the size of the PostgreSQL pool.
+ * Of the parent: {@code firstcall.scenarios}, a comma-separated subset of the scenarios to run;
+ * {@code firstcall.compare}, the class path of another build (say, the last release's jars), whose
+ * children run alternately with this build's, so that both meet the same machine load.
  *
  * <p>Arguments: {@code [runs=10]}, or {@code classpath} to print the class path children run on.
  * Children take {@code child <scenario> <settings...>}.
@@ -100,17 +107,30 @@ public final class FirstCallBenchmark {
             for (String s : List.of("redis-plain-set", "redis-acquire", "redis-acquire-warmed", "redis-write", "redis-write-warmed")) {
                 scenarios.put(s, redisArgs);
             }
-            System.out.println("| scenario | first call, median (min .. max) | warm call, median | first / warm | warm-up, median |");
-            System.out.println("|---|---|---|---|---|");
+            System.out.println("| scenario | first call, median (min .. max) | warm call, median | first / warm "
+                    + "| warm call after the same pause, median (/ warm) | warm-up, median |");
+            System.out.println("|---|---|---|---|---|---|");
+            String only = System.getProperty("firstcall.scenarios"); // a comma-separated subset, for quick runs
+            if (only != null) {
+                scenarios.keySet().retainAll(List.of(only.split(",")));
+            }
+            // Another build's class path, run alternately with this one, so both meet the same machine load.
+            String compared = System.getProperty("firstcall.compare");
+            List<String> builds = compared == null ? List.of(classPath()) : List.of(compared, classPath());
             for (Map.Entry<String, String[]> s : scenarios.entrySet()) {
-                List<double[]> results = new ArrayList<>();
+                List<List<double[]>> results = new ArrayList<>();
+                builds.forEach(b -> results.add(new ArrayList<>()));
                 for (int run = 0; run < runs; run++) {
-                    if (s.getKey().startsWith("redis")) {
-                        flushScripts.run();
+                    for (int b = 0; b < builds.size(); b++) {
+                        if (s.getKey().startsWith("redis")) {
+                            flushScripts.run();
+                        }
+                        results.get(b).add(runChild(s.getKey(), s.getValue(), builds.get(b)));
                     }
-                    results.add(runChild(s.getKey(), s.getValue()));
                 }
-                report(s.getKey(), results);
+                for (int b = 0; b < builds.size(); b++) {
+                    report(s.getKey() + (builds.size() == 1 ? "" : b == 0 ? " (compared build)" : " (this build)"), results.get(b));
+                }
             }
         }
     }
@@ -119,10 +139,13 @@ public final class FirstCallBenchmark {
         double[] first = results.stream().mapToDouble(r -> r[0]).sorted().toArray();
         double[] warm = results.stream().mapToDouble(r -> r[1]).sorted().toArray();
         double[] warmUp = results.stream().mapToDouble(r -> r[2]).sorted().toArray();
+        double[] afterPause = results.stream().mapToDouble(r -> r[3]).sorted().toArray();
         double m = median(first);
         double w = median(warm);
-        System.out.printf("| %s | %.2f ms (%.2f .. %.2f) | %.2f ms | %.1fx | %s |%n", scenario, m, first[0], first[first.length - 1], w,
-                m / w, warmUp[warmUp.length - 1] > 0 ? String.format("%.1f ms", median(warmUp)) : "-");
+        double p = median(afterPause);
+        System.out.printf("| %s | %.2f ms (%.2f .. %.2f) | %.2f ms | %.1fx | %.2f ms (%.1fx) | %s |%n", scenario, m, first[0],
+                first[first.length - 1], w, m / w, p, p / w,
+                warmUp[warmUp.length - 1] > 0 ? String.format("%.1f ms", median(warmUp)) : "-");
     }
 
     private static double median(double[] sorted) {
@@ -130,9 +153,9 @@ public final class FirstCallBenchmark {
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
-    /** Runs one child JVM; its last line is {@code RESULT first-ms warm-ms warm-up-ms second-ms}. */
-    private static double[] runChild(String scenario, String[] settings) throws Exception {
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-cp", classPath(),
+    /** Runs one child JVM; its last line is {@code RESULT first-ms warm-ms warm-up-ms second-ms after-pause-ms}. */
+    private static double[] runChild(String scenario, String[] settings, String classPath) throws Exception {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-cp", classPath,
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", FirstCallBenchmark.class.getName(), "child", scenario));
         command.addAll(List.of(settings));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -150,7 +173,7 @@ public final class FirstCallBenchmark {
             throw new IllegalStateException("child " + scenario + " failed:\n" + output);
         }
         String[] f = result.split(" ");
-        return new double[] {Double.parseDouble(f[1]), Double.parseDouble(f[2]), Double.parseDouble(f[3])};
+        return new double[] {Double.parseDouble(f[1]), Double.parseDouble(f[2]), Double.parseDouble(f[3]), Double.parseDouble(f[5])};
     }
 
     /** This JVM's class path; under {@code exec:java} the project's classes are in a class loader, not on it. */
@@ -190,27 +213,32 @@ public final class FirstCallBenchmark {
             try (HikariDataSource pool = new HikariDataSource(config)) { // opens its first connection here
                 String run = Long.toString(ProcessHandle.current().pid());
                 switch (kind) {
-                    case "pg-plain-update" -> time(null, i -> {
-                        try (Connection c = pool.getConnection();
-                                PreparedStatement ps = c.prepareStatement("UPDATE orders SET status = ? WHERE id = ?")) {
-                            ps.setString(1, "plain " + i);
-                            ps.setLong(2, 1 + i);
-                            ps.executeUpdate();
-                        }
-                    });
+                    case "pg-plain-update" -> {
+                        String[] statuses = texts("plain ");
+                        time(null, i -> {
+                            try (Connection c = pool.getConnection();
+                                    PreparedStatement ps = c.prepareStatement("UPDATE orders SET status = ? WHERE id = ?")) {
+                                ps.setString(1, statuses[i]);
+                                ps.setLong(2, 1 + i);
+                                ps.executeUpdate();
+                            }
+                        });
+                    }
                     case "pg-acquire" -> {
                         LockClient locks = LockClient.builder(PostgresLockBackend.builder(pool).withSchema(settings[1]).build())
                                 .withMetrics(LockMetrics.none()).build();
                         List<Lease> leases = new ArrayList<>();
-                        time(warmed ? locks::warmUp : null, i -> leases.add(acquired(locks, "first-call:" + run + ":" + i)));
+                        String[] keys = texts("first-call:" + run + ":");
+                        time(warmed ? locks::warmUp : null, i -> leases.add(acquired(locks, keys[i])));
                         leases.forEach(Lease::close);
                     }
                     case "pg-write" -> {
                         FencedWriter orders = FencedTable.builder(settings[1], "orders", "id", "fence_token").withKeyType(Long.class)
                                 .withMetrics(LockMetrics.none()).build().on(pool);
                         FenceToken fence = FenceToken.of(System.currentTimeMillis());
+                        String[] statuses = texts("fenced ");
                         time(warmed ? () -> orders.warmUp(Assignments.of("status", "")) : null, i -> {
-                            if (!orders.update(101L + i, fence, Assignments.of("status", "fenced " + i)).isApplied()) {
+                            if (!orders.update(101L + i, fence, Assignments.of("status", statuses[i])).isApplied()) {
                                 throw new IllegalStateException("fenced update not applied");
                             }
                         });
@@ -227,7 +255,8 @@ public final class FirstCallBenchmark {
                 case "redis-plain-set" -> {
                     try (StatefulRedisConnection<String, String> c = client.connect()) {
                         RedisCommands<String, String> redis = c.sync();
-                        time(null, i -> redis.set(run + "plain:" + i, "value"));
+                        String[] keys = texts(run + "plain:");
+                        time(null, i -> redis.set(keys[i], "value"));
                     }
                 }
                 case "redis-acquire", "redis-write" -> {
@@ -236,13 +265,15 @@ public final class FirstCallBenchmark {
                         if (kind.equals("redis-acquire")) {
                             LockClient locks = LockClient.builder(redis.lockBackend()).withMetrics(LockMetrics.none()).build();
                             List<Lease> leases = new ArrayList<>();
-                            time(warmed ? locks::warmUp : null, i -> leases.add(acquired(locks, "first-call:" + i)));
+                            String[] keys = texts("first-call:");
+                            time(warmed ? locks::warmUp : null, i -> leases.add(acquired(locks, keys[i])));
                             leases.forEach(Lease::close);
                         } else {
                             FencedRedis writes = redis.fencedWrites();
                             FenceToken fence = FenceToken.of(7);
+                            String[] keys = texts(run + "data:");
                             time(warmed ? writes::warmUp : null, i -> {
-                                if (!writes.set(run + "data:" + i, "value", fence).isApplied()) {
+                                if (!writes.set(keys[i], "value", fence).isApplied()) {
                                     throw new IllegalStateException("fenced set not applied");
                                 }
                             });
@@ -256,9 +287,24 @@ public final class FirstCallBenchmark {
         }
     }
 
+    /**
+     * {@code prefix + i} for every call {@code i}, made before any call is timed: a string concatenation
+     * is linked on its first run, and the benchmark's own should not be counted in the first call.
+     */
+    private static String[] texts(String prefix) {
+        String[] texts = new String[WARM_CALLS + 2];
+        for (int i = 0; i < texts.length; i++) {
+            texts[i] = prefix + i;
+        }
+        return texts;
+    }
+
     private static Lease acquired(LockClient locks, String key) {
         Optional<Lease> lease = locks.tryAcquire(key, TTL);
-        return lease.orElseThrow(() -> new IllegalStateException("lock " + key + " was held"));
+        if (lease.isEmpty()) { // not orElseThrow(() -> ..): that lambda would be linked inside the first call
+            throw new IllegalStateException("lock " + key + " was held");
+        }
+        return lease.get();
     }
 
     /** Runs {@code warmUp} (if any), then the first call and {@link #WARM_CALLS} more; prints the RESULT line. */
@@ -285,8 +331,14 @@ public final class FirstCallBenchmark {
             warm[i] = (System.nanoTime() - t) / 1e6;
         }
         double secondMs = warm[0];
+        // The same pause again, then one more call: what a warm process pays after being idle as long as
+        // the first call was (threads parked, caches cold), which no warm-up can take away.
+        Thread.sleep(Long.getLong("firstcall.pause.ms", 500));
+        long tp = System.nanoTime();
+        call.run(WARM_CALLS + 1);
+        double afterPauseMs = (System.nanoTime() - tp) / 1e6;
         Arrays.sort(warm);
-        System.out.printf("RESULT %.4f %.4f %.4f %.4f%n", firstMs, median(warm), warmUpMs, secondMs);
+        System.out.printf("RESULT %.4f %.4f %.4f %.4f %.4f%n", firstMs, median(warm), warmUpMs, secondMs, afterPauseMs);
     }
 
     private interface ThrowingRunnable {

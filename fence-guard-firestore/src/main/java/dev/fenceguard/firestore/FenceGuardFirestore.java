@@ -136,7 +136,7 @@ public final class FenceGuardFirestore {
         private String lockCollection = LockCollections.DEFAULT;
         private String idempotencyCollection = "fence_guard_idempotency";
         private List<String> otherLockCollections = List.of();
-        private int attempts = 25;
+        private int attempts = FirestoreHandle.DEFAULT_ATTEMPTS;
         private Duration writeTimeout = Duration.ofSeconds(10);
         private FenceEncoding encoding = FenceEncoding.INTEGER;
         private String fenceField = "_fence";
@@ -194,10 +194,7 @@ public final class FenceGuardFirestore {
          * @since 0.2
          */
         public Builder withWriteAttempts(int attempts) {
-            if (attempts < 1) {
-                throw new IllegalArgumentException("writeAttempts must be at least 1, was " + attempts);
-            }
-            this.attempts = attempts;
+            this.attempts = FirestoreHandle.requireAttempts(attempts);
             return this;
         }
 

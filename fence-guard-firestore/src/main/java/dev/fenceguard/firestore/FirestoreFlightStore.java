@@ -6,8 +6,6 @@ import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.ListenerRegistration;
-import dev.fenceguard.core.ErrorCode;
-import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.WriteOutcome;
@@ -112,7 +110,7 @@ public final class FirestoreFlightStore implements FlightStore {
                 data.put(EXPIRES, FieldValue.delete());
             }
             return Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, data), (FlightStart) new FlightStart.Started());
-        }, () -> contended(key, "begin"));
+        }, () -> firestore.lostRaces(key.value(), "singleflight begin"));
     }
 
     @Override
@@ -129,9 +127,9 @@ public final class FirestoreFlightStore implements FlightStore {
             data.put(FLIGHT_FENCE, fence);
             data.put(RESULT, Blob.fromBytes(result));
             data.put(RESULT_FENCE, fence);
-            data.put(EXPIRES, serverMillis(s, key) + retention.toMillis());
+            data.put(EXPIRES, FirestoreHandle.readMillis(s, key.value()) + retention.toMillis());
             return Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, data), (WriteOutcome) new WriteOutcome.Applied(resource, fence));
-        }, () -> contended(key, "publish"));
+        }, () -> firestore.lostRaces(key.value(), "singleflight publish"));
     }
 
     @Override
@@ -139,7 +137,7 @@ public final class FirestoreFlightStore implements FlightStore {
         DocumentReference doc = doc(key);
         return firestore.readThenWrite(key.value(), "singleflight wake", timeout, doc, s -> Step.write(() -> s.exists()
                 ? doc.update(WAKES, FieldValue.increment(1))
-                : doc.create(Map.of(KEY, key.value(), WAKES, 1L)), (Void) null), () -> contended(key, "wake"));
+                : doc.create(Map.of(KEY, key.value(), WAKES, 1L)), (Void) null), () -> firestore.lostRaces(key.value(), "singleflight wake"));
     }
 
     @Override
@@ -184,30 +182,17 @@ public final class FirestoreFlightStore implements FlightStore {
         Blob result = s.getBlob(RESULT);
         Long expires = s.getLong(EXPIRES);
         Long fence = s.getLong(RESULT_FENCE);
-        if (result == null || expires == null || fence == null || serverMillis(s, key) >= expires) {
+        if (result == null || expires == null || fence == null || FirestoreHandle.readMillis(s, key.value()) >= expires) {
             return Optional.empty();
         }
         return Optional.of(new FlightResult(fence, result.toBytes()));
-    }
-
-    /** The server's clock at the read, in epoch milliseconds rounded down (as the lock backend judges expiry). */
-    private static long serverMillis(DocumentSnapshot s, LockKey key) {
-        com.google.cloud.Timestamp t = s.getReadTime();
-        if (t == null) { // never seen: every read response carries a read time
-            throw new FenceGuardException(ErrorCode.INTERNAL, key.value(), "Firestore returned no read time; cannot judge retention");
-        }
-        return Math.addExact(Math.multiplyExact(t.getSeconds(), 1000L), t.getNanos() / 1_000_000);
-    }
-
-    private static <T> T contended(LockKey key, String operation) {
-        throw new FenceGuardException(ErrorCode.UNAVAILABLE, key.value(), "singleflight " + operation + " lost every race for its document");
     }
 
     /** Settings of a {@link FirestoreFlightStore}. Not thread-safe; {@link #build()} copies them. */
     public static final class Builder {
         private final Firestore db;
         private String collection = "fence_guard_flights";
-        private int attempts = 25;
+        private int attempts = FirestoreHandle.DEFAULT_ATTEMPTS;
 
         private Builder(Firestore db) {
             this.db = Objects.requireNonNull(db, "db");
@@ -230,10 +215,7 @@ public final class FirestoreFlightStore implements FlightStore {
          * @throws IllegalArgumentException if below 1
          */
         public Builder withWriteAttempts(int attempts) {
-            if (attempts < 1) {
-                throw new IllegalArgumentException("writeAttempts must be at least 1, was " + attempts);
-            }
-            this.attempts = attempts;
+            this.attempts = FirestoreHandle.requireAttempts(attempts);
             return this;
         }
 

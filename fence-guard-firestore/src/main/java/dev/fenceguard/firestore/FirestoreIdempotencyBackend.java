@@ -166,9 +166,9 @@ public final class FirestoreIdempotencyBackend implements IdempotencyBackend {
                 Instant.ofEpochMilli(expires), Instant.ofEpochMilli(retain), result.toBytes()));
     }
 
-    /** The server's clock at the read (see {@link FirestoreHandle#readMillis}). */
+    /** The server's clock at the read (see {@link FirestoreHandle#readMillis(DocumentSnapshot, String)}), as the rules take it. */
     private static Instant now(DocumentSnapshot s, LockKey key) {
-        return Instant.ofEpochMilli(FirestoreHandle.readMillis(s.getReadTime(), key.value()));
+        return Instant.ofEpochMilli(FirestoreHandle.readMillis(s, key.value()));
     }
 
     private DocumentReference doc(LockKey key) {

@@ -100,7 +100,7 @@ public final class FirestoreLockBackend implements LockBackend {
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         DocumentReference doc = doc(key);
         return firestore.readThenWrite(key.value(), "acquire", timeout, doc, s -> {
-            long now = serverMillis(s, key);
+            long now = FirestoreHandle.readMillis(s, key.value());
             if (live(s, now)) {
                 return Step.finish(Optional.empty());
             }
@@ -124,7 +124,7 @@ public final class FirestoreLockBackend implements LockBackend {
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
         DocumentReference doc = doc(key);
-        return firestore.readThenWrite(key.value(), "release", timeout, doc, s -> heldBy(s, lockId, serverMillis(s, key))
+        return firestore.readThenWrite(key.value(), "release", timeout, doc, s -> heldBy(s, lockId, FirestoreHandle.readMillis(s, key.value()))
                 ? Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, Map.of(LOCK_ID, FieldValue.delete(), EXPIRES,
                         FieldValue.delete())), true)
                 : Step.finish(false), () -> lostRaces(key, "release"));
@@ -134,7 +134,7 @@ public final class FirestoreLockBackend implements LockBackend {
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         DocumentReference doc = doc(key);
         return firestore.readThenWrite(key.value(), "extend", timeout, doc, s -> {
-            long now = serverMillis(s, key);
+            long now = FirestoreHandle.readMillis(s, key.value());
             if (!heldBy(s, lockId, now)) {
                 return Step.finish(Optional.empty());
             }
@@ -146,7 +146,7 @@ public final class FirestoreLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-        return firestore.readThenWrite(key.value(), "lookup", timeout, doc(key), s -> Step.finish(live(s, serverMillis(s, key))
+        return firestore.readThenWrite(key.value(), "lookup", timeout, doc(key), s -> Step.finish(live(s, FirestoreHandle.readMillis(s, key.value()))
                 ? Optional.of(new LockInfo(key, FenceToken.of(s.getLong(FENCE)), Instant.ofEpochMilli(s.getLong(EXPIRES))))
                 : Optional.empty()), Optional::empty);
     }
@@ -170,11 +170,6 @@ public final class FirestoreLockBackend implements LockBackend {
 
     private <T> T lostRaces(LockKey key, String operation) {
         return firestore.lostRaces(key.value(), operation);
-    }
-
-    /** The server's clock at the read (see {@link FirestoreHandle#readMillis}). */
-    private static long serverMillis(DocumentSnapshot s, LockKey key) {
-        return FirestoreHandle.readMillis(s.getReadTime(), key.value());
     }
 
     private DocumentReference doc(LockKey key) {

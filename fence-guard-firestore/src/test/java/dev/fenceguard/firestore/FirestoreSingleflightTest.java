@@ -13,6 +13,7 @@ import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.testkit.SingleflightContract;
 import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Singleflight on the Firestore emulator: the contract, with snapshot listeners for waiters. */
@@ -20,6 +21,23 @@ class FirestoreSingleflightTest extends SingleflightContract {
 
     private static final Firestore DB = Emulator.newProject("singleflight");
     private static final FenceGuardFirestore FIRESTORE = FenceGuardFirestore.builder(DB).withMetrics(LockMetrics.none()).build();
+
+    /**
+     * Each run starts an emulator of its own and a new client, whose first calls load and compile the
+     * SDK's and the emulator's paths: on a loaded 2-core machine that took several seconds, and the
+     * suite's first store call ran out of its 10 s (1 of 20 runs with busy cores). The warm-up makes
+     * those first calls here, each with a bound of its own: the lock backend's warm-up (a read and an
+     * empty commit), then a flight begun and published on a key of its own.
+     */
+    @BeforeAll
+    static void warmUpClientAndEmulator() {
+        Duration bound = Duration.ofMinutes(2);
+        FIRESTORE.lockBackend().warmUp(bound).toCompletableFuture().join();
+        FlightStore store = FirestoreFlightStore.builder(DB).build();
+        LockKey k = LockKey.of("warm-up");
+        store.begin(k, 1, bound).toCompletableFuture().join();
+        store.publish(k, 1, new byte[] {1}, Duration.ofMinutes(1), bound).toCompletableFuture().join();
+    }
 
     @Override
     protected LockBackend lockBackend() {

@@ -185,14 +185,27 @@ public final class FencedTable {
      * Writes on connections from {@code dataSource}, one per write; a write is committed before it
      * returns (the backend commits if the pool hands out connections with auto-commit off). The database
      * is told by the metadata of the first connection fence-guard takes from {@code dataSource}, once per
-     * {@code DataSource} for the life of the JVM (the first {@code on} for it takes one connection).
+     * {@code DataSource} for the life of the JVM: that connection is taken by the first call of the first
+     * writer for it whose arguments pass their checks, never here (so invalid arguments fail before any
+     * connection is taken).
      *
-     * @throws IllegalArgumentException if the data source is for another database than PostgreSQL, MySQL or MariaDB
-     * @throws dev.fenceguard.core.FenceGuardException if its first connection cannot be had
+     * <p>That first call throws {@link IllegalArgumentException} if the data source is for another database
+     * than PostgreSQL, MySQL or MariaDB, and a {@link dev.fenceguard.core.FenceGuardException} if the
+     * connection cannot be had.
+     *
+     * @since 0.3 (before, the dialect was learnt here)
      */
     public FencedWriter on(DataSource dataSource) {
         Objects.requireNonNull(dataSource, "dataSource");
-        FencedStatements s = on(Dialects.of(dataSource));
+        Optional<FencingDialect> known = Dialects.known(dataSource);
+        if (known.isPresent()) {
+            return writer(dataSource, known.get());
+        }
+        return new FencedWriter(statements, () -> writer(dataSource, Dialects.of(dataSource)));
+    }
+
+    private FencedWriter writer(DataSource dataSource, FencingDialect dialect) {
+        FencedStatements s = on(dialect);
         return new FencedWriter(s, WriteTarget.of(dataSource, s.dialect()), s.defaultRendering());
     }
 

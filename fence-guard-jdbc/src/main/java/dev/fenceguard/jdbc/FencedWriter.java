@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -80,11 +81,40 @@ public final class FencedWriter {
     private final FencedStatements t;
     private final WriteTarget target;
     private final FencedStatements.Rendering rendering;
+    /** Null when this writer knows its database; else what makes the writer that does, on the first call. */
+    private final Supplier<FencedWriter> resolver;
+    private volatile FencedWriter resolved;
 
     FencedWriter(FencedStatements statements, WriteTarget target, FencedStatements.Rendering rendering) {
         this.t = statements;
         this.target = target;
         this.rendering = rendering;
+        this.resolver = null;
+    }
+
+    /**
+     * A writer whose database is learnt on its first call, after that call's arguments are checked:
+     * {@code checks} (any database's statements of the table; the checks are the same on all) checks
+     * them, {@code resolver} makes the writer that runs the call (it may take a connection).
+     */
+    FencedWriter(FencedStatements checks, Supplier<FencedWriter> resolver) {
+        this.t = checks;
+        this.target = null;
+        this.rendering = null;
+        this.resolver = resolver;
+    }
+
+    /** The writer that runs statements: this one, or the one its database was learnt for. */
+    private FencedWriter resolved() {
+        if (resolver == null) {
+            return this;
+        }
+        FencedWriter w = resolved;
+        if (w == null) {
+            w = resolver.get(); // two first calls at once may both resolve; either result is the same writer
+            resolved = w;
+        }
+        return w;
     }
 
     /**
@@ -230,6 +260,9 @@ public final class FencedWriter {
         }
         Objects.requireNonNull(fence, "fence");
         Map<Field<?>, Object> set = checked(values);
+        if (resolver != null) {
+            return resolved().updateAll(keys, fence, values);
+        }
         List<Field<?>> columns = List.copyOf(set.keySet());
         int padded = FencedStatements.padded(ks.size());
         Object[] binds = t.values(ks.iterator().next(), fence, set.values(), padded);
@@ -277,10 +310,12 @@ public final class FencedWriter {
      * locks no row (statement-level triggers on the table do fire), and the row read that tells
      * {@code Stale} from {@code NotFound} finds nothing. It renders the other statements of those columns
      * ({@link #upsert}, single-key {@link #updateAll}) and of {@link #claim}, {@link #delete} and the
-     * tombstone records, and has the database describe each without running it (JDBC
-     * {@code getParameterMetaData}: parsed and checked against the table, never executed). So nothing is
-     * written, a missing table or column fails here, and the statements land in the table's cache.
-     * Not observed and not counted. Idempotent.
+     * tombstone records, and has the database describe each without running it (PostgreSQL: JDBC
+     * {@code getParameterMetaData}; MySQL and MariaDB, whose drivers describe on the client:
+     * {@code EXPLAIN} with NULL values; either way parsed and checked against the table, never executed).
+     * So nothing is written, a missing table or column fails here, and the statements land in the table's
+     * cache. On MySQL and MariaDB the write through a {@code DataSource} learns the database first (one
+     * connection, once per data source). Not observed and not counted. Idempotent.
      *
      * <pre>{@code
      * orders.on(dataSource).warmUp(Assignments.of("status", ""), Assignments.of("status", "").and("paid_at", null));
@@ -300,6 +335,10 @@ public final class FencedWriter {
         for (Assignments set : columnSets) {
             sets.add(checked(set));
         }
+        if (resolver != null) {
+            resolved().warmUp(columnSets);
+            return;
+        }
         List<StatementShape> described = new ArrayList<>();
         for (Map<Field<?>, Object> set : sets) {
             List<Field<?>> columns = List.copyOf(set.keySet());
@@ -311,13 +350,13 @@ public final class FencedWriter {
             described.add(t.markDeleted(rendering));
         }
         // Run for real, matching no row: an update of no column is the claim's first statement.
-        run(Operation.UPDATE, null, FenceToken.of(1), NO_VALUES);
+        running(Operation.UPDATE, null, FenceToken.of(1), NO_VALUES).get();
         for (Map<Field<?>, Object> set : sets) {
-            run(Operation.UPDATE, null, FenceToken.of(1), set);
+            running(Operation.UPDATE, null, FenceToken.of(1), set).get();
         }
         target.run(t.name(), "warm-up of fenced writes", session -> {
             for (StatementShape shape : described) {
-                session.describe(shape);
+                t.dialect().describe(session, shape);
             }
             return null;
         });
@@ -332,7 +371,13 @@ public final class FencedWriter {
     private WriteOutcome write(Operation op, Object key, FenceToken fence, Map<Field<?>, Object> values) {
         Object k = t.checkKey(key);
         Objects.requireNonNull(fence, "fence");
-        return t.rule().observe(t.name(), op.observed, fence, () -> run(op, k, fence, values));
+        FencedWriter w = resolved();
+        return w.t.rule().observe(w.t.name(), op.observed, fence, w.running(op, k, fence, values));
+    }
+
+    /** The write {@link #write} observes; the warm-up runs it too, so that this lambda is linked before the first write. */
+    private Supplier<WriteOutcome> running(Operation op, Object k, FenceToken fence, Map<Field<?>, Object> values) {
+        return () -> run(op, k, fence, values);
     }
 
     /** {@link #write} after its checks, unobserved; {@code k} is null only for a warm-up, which matches no row. */
@@ -357,12 +402,12 @@ public final class FencedWriter {
                     if (u.staleFence() >= 0) {
                         return t.rule().stale(resource, fence, u.staleFence());
                     }
-                } else if (t.dialect().applied(session.execute(first, binds))) {
+                } else if (t.dialect().runUpdate(session, first, binds)) {
                     return new WriteOutcome.Applied(resource, fence.value());
                 }
                 Optional<WriteOutcome> out = recordsTombstone
                         ? recordOnTombstone(session, op, columns, binds, fence, resource)
-                        : Optional.of(judge(readRow(session, binds), fence, resource));
+                        : Optional.of(judgeAfterMiss(session, op, binds, fence, resource));
                 if (out.isPresent()) {
                     return out.get();
                 }
@@ -387,11 +432,8 @@ public final class FencedWriter {
     }
 
     private static int severity(WriteOutcome outcome) {
-        return switch (outcome) {
-            case WriteOutcome.Applied a -> 0;
-            case WriteOutcome.NotFound n -> 1;
-            case WriteOutcome.Stale s -> 2;
-        };
+        // Type tests, not a pattern switch, whose first run generates a class (see WriteObservation#finish).
+        return outcome instanceof WriteOutcome.Applied ? 0 : outcome instanceof WriteOutcome.NotFound ? 1 : 2;
     }
 
     /**
@@ -452,12 +494,29 @@ public final class FencedWriter {
         return rows.isEmpty() ? null : t.row(rows.getFirst(), 0);
     }
 
-    private WriteOutcome judge(Row row, FenceToken fence, String resource) {
-        if (row != null && !row.deleted() && row.fence() == fence.value() && t.dialect().countsChangedRows()
-                && t.rule().policy() == dev.fenceguard.core.FencePolicy.SAME_OR_NEWER) {
-            // Counted as changed rows, 0 also means the row matched and already held these values and this fence.
-            return new WriteOutcome.Applied(resource, fence.value());
+    /**
+     * The outcome of an update or an upsert whose statement did not say it wrote the row, from the row
+     * read after it (and for an update, whether the dialect's read found that its statement matched).
+     */
+    private WriteOutcome judgeAfterMiss(Session session, Operation op, Object[] binds, FenceToken fence, String resource)
+            throws SQLException {
+        if (op == Operation.UPSERT) {
+            // Only an upsert run through jOOQ gets here (MySQL: no insert id), its count 0 or 1 meaning an
+            // insert, a row set to the values it held, or a refusal. Under SAME_OR_NEWER a refusal needs a stored
+            // fence above the presented one and fences never fall, so a row now holding exactly the presented
+            // fence was written, or already held it and was admitted: applied.
+            Row row = readRow(session, binds);
+            if (row != null && row.fence() == fence.value() && t.rule().policy() == dev.fenceguard.core.FencePolicy.SAME_OR_NEWER) {
+                return new WriteOutcome.Applied(resource, fence.value());
+            }
+            return judge(row, fence, resource);
         }
+        FencingDialect.Read read = t.dialect().readAfterMiss(session, t, binds, rendering);
+        return read.matched() ? new WriteOutcome.Applied(resource, fence.value()) : judge(read.row(), fence, resource);
+    }
+
+    /** The outcome of a write whose statement matched no row, by the row as read after it. */
+    private WriteOutcome judge(Row row, FenceToken fence, String resource) {
         if (row == null || t.rule().admits(fence, row.fence())) {
             // No row; or the rule admits the fence, so the statement matched nothing for another reason: the
             // row is deleted (or appeared only after our statement).

@@ -136,66 +136,114 @@ public final class MariaDbLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), "acquire on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = bounded(c, acquireSql, left)) {
-                ps.setBytes(1, MySqlLockRows.bytes(key));
-                ps.setString(2, lockId.value());
-                ps.setLong(3, MySqlLockRows.micros(ttl));
-                ps.setString(4, lockId.value());
-                try (ResultSet rs = returned(ps)) {
-                    if (!rs.next()) {
-                        throw new SQLException("the acquire statement returned no row", "HY000");
-                    }
-                    if (rs.getLong(1) == 1) {
-                        return Optional.of(new Grant(rs.getLong(2), MySqlLockRows.instant(rs, 3)));
-                    }
-                    if (rs.getBoolean(4)) {
-                        throw new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(), "the key has issued its last fence "
-                                + "(next would be " + rs.getLong(5) + " > " + FenceToken.MAX_VALUE + "); no lock was taken");
-                    }
-                    return Optional.<Grant>empty();
-                }
-            }
-        }, late -> late.ifPresent(grant -> undoLateGrant(key, lockId, timeout)));
+        return calls.submit(key.value(), "acquire on " + table, timeout,
+                (c, left) -> acquire(c, left, MySqlLockRows.bytes(key), key.value(), lockId, ttl),
+                late -> late.ifPresent(grant -> undoLateGrant(key, lockId, timeout)));
     }
 
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = bounded(c, releaseSql, left)) {
-                ps.setBytes(1, MySqlLockRows.bytes(key));
-                ps.setString(2, lockId.value());
-                return ps.executeUpdate() == 1; // lock_id goes from a value to NULL: changed and found rows agree
-            }
-        }, null);
+        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> release(c, left, MySqlLockRows.bytes(key), lockId),
+                null);
     }
 
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = bounded(c, extendSql, left)) {
-                ps.setBytes(1, MySqlLockRows.bytes(key));
-                ps.setString(2, lockId.value());
-                ps.setLong(3, MySqlLockRows.micros(ttl));
-                ps.setString(4, lockId.value());
-                try (ResultSet rs = returned(ps)) {
-                    return rs.next() && rs.getLong(1) == 1 ? Optional.of(MySqlLockRows.instant(rs, 2)) : Optional.<Instant>empty();
-                }
-            }
-        }, null);
+        return calls.submit(key.value(), "extend on " + table, timeout,
+                (c, left) -> extend(c, left, MySqlLockRows.bytes(key), lockId, ttl), null);
     }
 
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-        return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = bounded(c, lookupSql, left)) {
-                ps.setBytes(1, MySqlLockRows.bytes(key));
-                try (ResultSet rs = returned(ps)) {
-                    return rs.next() ? Optional.of(new LockInfo(key, FenceToken.of(rs.getLong(1)), MySqlLockRows.instant(rs, 2)))
-                            : Optional.<LockInfo>empty();
-                }
+        return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> lookup(c, left, MySqlLockRows.bytes(key))
+                .map(live -> new LockInfo(key, FenceToken.of(live.fence()), live.expiresAt())), null);
+    }
+
+    /**
+     * Gets ready for the first calls by making each of them once, for the internal key {@code ''} (no bytes,
+     * which no lock key can be: keys are 1 to 512 bytes), in one transaction that is rolled back: an
+     * acquisition, a refused one, an extension, a lookup and a release, with the same code and statements
+     * as real calls. No user key is locked or touched, no fence is used up, and the rollback leaves nothing
+     * behind. It fails if the lock table or a column is missing. Concurrent warm-ups of several processes
+     * wait for each other's rollback on that one key (within the timeout).
+     *
+     * @since 0.3
+     */
+    @Override
+    public CompletionStage<Void> warmUp(Duration timeout) {
+        return calls.submit(null, "warm-up on " + table, timeout, (c, left) -> {
+            boolean autoCommit = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try {
+                LockId holder = LockId.random();
+                Duration ttl = Duration.ofSeconds(1);
+                return acquire(c, left, WARM_UP_KEY, "", holder, ttl).isPresent()
+                        & acquire(c, left, WARM_UP_KEY, "", LockId.random(), ttl).isEmpty()
+                        & extend(c, left, WARM_UP_KEY, holder, ttl).isPresent()
+                        & lookup(c, left, WARM_UP_KEY).isPresent()
+                        & release(c, left, WARM_UP_KEY, holder);
+            } finally {
+                c.rollback(); // the point: nothing of the warm-up is kept
+                c.setAutoCommit(autoCommit);
             }
-        }, null);
+        }, null).thenApply(allRan -> null);
+    }
+
+    /** The internal key of warm-ups: no {@link LockKey} is empty. */
+    private static final byte[] WARM_UP_KEY = new byte[0];
+
+    private Optional<Grant> acquire(Connection c, BoundedJdbc.TimeLeft left, byte[] key, String keyName, LockId lockId, Duration ttl)
+            throws SQLException {
+        try (PreparedStatement ps = bounded(c, acquireSql, left)) {
+            ps.setBytes(1, key);
+            ps.setString(2, lockId.value());
+            ps.setLong(3, MySqlLockRows.micros(ttl));
+            ps.setString(4, lockId.value());
+            try (ResultSet rs = returned(ps)) {
+                if (!rs.next()) {
+                    throw new SQLException("the acquire statement returned no row", "HY000");
+                }
+                if (rs.getLong(1) == 1) {
+                    return Optional.of(new Grant(rs.getLong(2), MySqlLockRows.instant(rs, 3)));
+                }
+                if (rs.getBoolean(4)) {
+                    throw new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, keyName, "the key has issued its last fence "
+                            + "(next would be " + rs.getLong(5) + " > " + FenceToken.MAX_VALUE + "); no lock was taken");
+                }
+                return Optional.empty();
+            }
+        }
+    }
+
+    private boolean release(Connection c, BoundedJdbc.TimeLeft left, byte[] key, LockId lockId) throws SQLException {
+        try (PreparedStatement ps = bounded(c, releaseSql, left)) {
+            ps.setBytes(1, key);
+            ps.setString(2, lockId.value());
+            return ps.executeUpdate() == 1; // lock_id goes from a value to NULL: changed and found rows agree
+        }
+    }
+
+    private Optional<Instant> extend(Connection c, BoundedJdbc.TimeLeft left, byte[] key, LockId lockId, Duration ttl) throws SQLException {
+        try (PreparedStatement ps = bounded(c, extendSql, left)) {
+            ps.setBytes(1, key);
+            ps.setString(2, lockId.value());
+            ps.setLong(3, MySqlLockRows.micros(ttl));
+            ps.setString(4, lockId.value());
+            try (ResultSet rs = returned(ps)) {
+                return rs.next() && rs.getLong(1) == 1 ? Optional.of(MySqlLockRows.instant(rs, 2)) : Optional.empty();
+            }
+        }
+    }
+
+    private record Live(long fence, Instant expiresAt) {}
+
+    private Optional<Live> lookup(Connection c, BoundedJdbc.TimeLeft left, byte[] key) throws SQLException {
+        try (PreparedStatement ps = bounded(c, lookupSql, left)) {
+            ps.setBytes(1, key);
+            try (ResultSet rs = returned(ps)) {
+                return rs.next() ? Optional.of(new Live(rs.getLong(1), MySqlLockRows.instant(rs, 2))) : Optional.empty();
+            }
+        }
     }
 
     /** The executor the calls run on. */

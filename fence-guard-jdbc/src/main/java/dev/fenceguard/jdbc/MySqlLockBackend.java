@@ -152,40 +152,44 @@ public final class MySqlLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), "acquire on " + table, timeout, (c, left) -> {
-            long answer;
-            try (PreparedStatement ps = c.prepareStatement(acquireSql, Statement.RETURN_GENERATED_KEYS)) {
-                ps.setBytes(1, MySqlLockRows.bytes(key));
-                ps.setString(2, lockId.value());
-                ps.setLong(3, MySqlLockRows.micros(ttl));
-                for (int i = 4; i <= 7; i++) { // the decision, then its three re-derivations
-                    ps.setString(i, lockId.value());
-                }
-                ps.setLong(8, MySqlLockRows.micros(ttl));
-                ps.executeUpdate();
-                answer = insertId(c, ps);
+        return calls.submit(key.value(), "acquire on " + table, timeout,
+                (c, left) -> acquire(c, MySqlLockRows.bytes(key), key.value(), lockId, ttl),
+                late -> late.ifPresent(grant -> undoLateGrant(key, lockId, timeout)));
+    }
+
+    private Optional<Grant> acquire(Connection c, byte[] key, String keyName, LockId lockId, Duration ttl) throws SQLException {
+        long answer;
+        try (PreparedStatement ps = c.prepareStatement(acquireSql, Statement.RETURN_GENERATED_KEYS)) {
+            ps.setBytes(1, key);
+            ps.setString(2, lockId.value());
+            ps.setLong(3, MySqlLockRows.micros(ttl));
+            for (int i = 4; i <= 7; i++) { // the decision, then its three re-derivations
+                ps.setString(i, lockId.value());
             }
-            if (answer == HELD) {
-                return Optional.<Grant>empty();
-            }
-            if (answer >= EXHAUSTED) {
-                throw new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(), "the key has issued its last fence "
-                        + "(next would be " + (answer - EXHAUSTED) + " > " + FenceToken.MAX_VALUE + "); no lock was taken");
-            }
-            if (answer < FenceToken.MIN_VALUE || answer > FenceToken.MAX_VALUE) {
-                throw new SQLException("the acquire statement reported no answer (insert id " + answer + ")", "HY000");
-            }
-            return Optional.of(new Grant(answer, grantedExpiry(c, key, lockId, answer)));
-        }, late -> late.ifPresent(grant -> undoLateGrant(key, lockId, timeout)));
+            ps.setLong(8, MySqlLockRows.micros(ttl));
+            ps.executeUpdate();
+            answer = insertId(c, ps);
+        }
+        if (answer == HELD) {
+            return Optional.empty();
+        }
+        if (answer >= EXHAUSTED) {
+            throw new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, keyName, "the key has issued its last fence "
+                    + "(next would be " + (answer - EXHAUSTED) + " > " + FenceToken.MAX_VALUE + "); no lock was taken");
+        }
+        if (answer < FenceToken.MIN_VALUE || answer > FenceToken.MAX_VALUE) {
+            throw new SQLException("the acquire statement reported no answer (insert id " + answer + ")", "HY000");
+        }
+        return Optional.of(new Grant(answer, grantedExpiry(c, key, lockId, answer)));
     }
 
     /**
      * The expiry the grant stored. If the row no longer holds the grant (its TTL ran out and another caller took
      * the key in between), the lease is over: the server's time now is a bound on when it ended.
      */
-    private Instant grantedExpiry(Connection c, LockKey key, LockId lockId, long fence) throws SQLException {
+    private Instant grantedExpiry(Connection c, byte[] key, LockId lockId, long fence) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(expirySql)) {
-            ps.setBytes(1, MySqlLockRows.bytes(key));
+            ps.setBytes(1, key);
             ps.setString(2, lockId.value());
             ps.setLong(3, fence);
             try (ResultSet rs = ps.executeQuery()) {
@@ -197,53 +201,95 @@ public final class MySqlLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
-                ps.setBytes(1, MySqlLockRows.bytes(key));
-                ps.setString(2, lockId.value());
-                return ps.executeUpdate() == 1; // lock_id goes from a value to NULL: changed and found rows agree
-            }
-        }, null);
+        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> release(c, MySqlLockRows.bytes(key), lockId), null);
+    }
+
+    private boolean release(Connection c, byte[] key, LockId lockId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
+            ps.setBytes(1, key);
+            ps.setString(2, lockId.value());
+            return ps.executeUpdate() == 1; // lock_id goes from a value to NULL: changed and found rows agree
+        }
     }
 
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = c.prepareStatement(extendSql, Statement.RETURN_GENERATED_KEYS)) {
-                ps.setLong(1, MySqlLockRows.micros(ttl));
-                ps.setBytes(2, MySqlLockRows.bytes(key));
-                ps.setString(3, lockId.value());
-                ps.executeUpdate();
-                try (ResultSet keys = ps.getGeneratedKeys()) {
-                    if (keys.next()) {
-                        return Optional.of(Instant.EPOCH.plusNanos(keys.getLong(1) * 1000));
-                    }
+        return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> extend(c, MySqlLockRows.bytes(key), lockId, ttl), null);
+    }
+
+    private Optional<Instant> extend(Connection c, byte[] key, LockId lockId, Duration ttl) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(extendSql, Statement.RETURN_GENERATED_KEYS)) {
+            ps.setLong(1, MySqlLockRows.micros(ttl));
+            ps.setBytes(2, key);
+            ps.setString(3, lockId.value());
+            ps.executeUpdate();
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                if (keys.next()) {
+                    return Optional.of(Instant.EPOCH.plusNanos(keys.getLong(1) * 1000));
                 }
             }
-            // No row counted. With changed-row counts that is also an extend that left the expiry as it was
-            // (the same statement time and TTL as the last write): the lease is extended iff it is live now.
-            try (PreparedStatement ps = c.prepareStatement(liveSql)) {
-                ps.setBytes(1, MySqlLockRows.bytes(key));
-                ps.setString(2, lockId.value());
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(MySqlLockRows.instant(rs, 1)) : Optional.<Instant>empty();
-                }
+        }
+        // No row counted. With changed-row counts that is also an extend that left the expiry as it was
+        // (the same statement time and TTL as the last write): the lease is extended iff it is live now.
+        try (PreparedStatement ps = c.prepareStatement(liveSql)) {
+            ps.setBytes(1, key);
+            ps.setString(2, lockId.value());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(MySqlLockRows.instant(rs, 1)) : Optional.empty();
             }
-        }, null);
+        }
     }
 
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-        return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> {
-            try (PreparedStatement ps = c.prepareStatement(lookupSql.formatted(left.millis()))) {
-                ps.setBytes(1, MySqlLockRows.bytes(key));
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(new LockInfo(key, FenceToken.of(rs.getLong(1)), MySqlLockRows.instant(rs, 2)))
-                            : Optional.<LockInfo>empty();
-                }
-            }
-        }, null);
+        return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> lookup(c, left, MySqlLockRows.bytes(key))
+                .map(live -> new LockInfo(key, FenceToken.of(live.fence()), live.expiresAt())), null);
     }
+
+    private record Live(long fence, Instant expiresAt) {}
+
+    private Optional<Live> lookup(Connection c, BoundedJdbc.TimeLeft left, byte[] key) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(lookupSql.formatted(left.millis()))) {
+            ps.setBytes(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(new Live(rs.getLong(1), MySqlLockRows.instant(rs, 2))) : Optional.empty();
+            }
+        }
+    }
+
+    /**
+     * Gets ready for the first calls by making each of them once, for the internal key {@code ''} (no bytes,
+     * which no lock key can be: keys are 1 to 512 bytes), in one transaction that is rolled back: an
+     * acquisition (and the read of its expiry), a refused one, an extension, a lookup and a release, with the
+     * same code and statements as real calls. No user key is locked or touched, no fence is used up, and the
+     * rollback leaves nothing behind. It fails if the lock table or a column is missing. Concurrent warm-ups
+     * of several processes wait for each other's rollback on that one key (within the timeout). It leaves the
+     * connection's {@code LAST_INSERT_ID()} set, as every acquire does.
+     *
+     * @since 0.3
+     */
+    @Override
+    public CompletionStage<Void> warmUp(Duration timeout) {
+        return calls.submit(null, "warm-up on " + table, timeout, (c, left) -> {
+            boolean autoCommit = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try {
+                LockId holder = LockId.random();
+                Duration ttl = Duration.ofSeconds(1);
+                return acquire(c, WARM_UP_KEY, "", holder, ttl).isPresent()
+                        & acquire(c, WARM_UP_KEY, "", LockId.random(), ttl).isEmpty()
+                        & extend(c, WARM_UP_KEY, holder, ttl).isPresent()
+                        & lookup(c, left, WARM_UP_KEY).isPresent()
+                        & release(c, WARM_UP_KEY, holder);
+            } finally {
+                c.rollback(); // the point: nothing of the warm-up is kept
+                c.setAutoCommit(autoCommit);
+            }
+        }, null).thenApply(allRan -> null);
+    }
+
+    /** The internal key of warm-ups: no {@link LockKey} is empty. */
+    private static final byte[] WARM_UP_KEY = new byte[0];
 
     /** The executor the calls run on. */
     public Executor executor() {

@@ -23,11 +23,11 @@ import javax.sql.DataSource;
 
 /**
  * The {@link FlightStore} of {@link dev.fenceguard.core.singleflight.Singleflight} on a PostgreSQL
- * table (13 or newer), one row per flight key, created by {@code SingleflightMigrations} in
+ * table (13 or newer), one row per flight key, created by {@code FenceGuardMigrations.singleflightBuilder} in
  * fence-guard-migrations.
  *
  * <pre>{@code
- * SingleflightMigrations.migrate(dataSource);                       // public.fence_guard_flights
+ * FenceGuardMigrations.singleflightBuilder(dataSource).migrate();  // public.fence_guard_flights
  * try (PostgresFlightStore store = PostgresFlightStore.builder(dataSource).build()) {
  *     Singleflight flights = Singleflight.builder(lockClient.async(), store).build();
  *     ...

@@ -21,12 +21,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
@@ -73,6 +75,11 @@ public final class PostgresLockBackend implements LockBackend {
     private final String releaseSql;
     private final String extendSql;
     private final String lookupSql;
+    // Built once: a string concatenation in a call is linked on its first run, which a warm-up cannot reach.
+    private final String acquireOp;
+    private final String releaseOp;
+    private final String extendOp;
+    private final String lookupOp;
 
     private PostgresLockBackend(Builder b) {
         this.executor = b.executor;
@@ -99,6 +106,10 @@ public final class PostgresLockBackend implements LockBackend {
                 + " WHERE lock_key = ? AND lock_id = ? AND expires_at > clock_timestamp() RETURNING expires_at";
         this.lookupSql = BOUND + "SELECT fence, expires_at FROM " + table
                 + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > clock_timestamp()";
+        this.acquireOp = "acquire on " + table;
+        this.releaseOp = "release on " + table;
+        this.extendOp = "extend on " + table;
+        this.lookupOp = "lookup on " + table;
     }
 
     /**
@@ -123,24 +134,42 @@ public final class PostgresLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), "acquire on " + table, timeout, (c, left) -> acquire(c, left, key.value(), lockId, ttl),
-                late -> late.ifPresent(grant -> undoLateGrant(key, lockId, timeout)));
+        return calls.submit(key.value(), acquireOp, timeout, acquireWork(key.value(), lockId, ttl), undoLateGrant(key, lockId, timeout));
     }
 
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> release(c, left, key.value(), lockId), null);
+        return calls.submit(key.value(), releaseOp, timeout, releaseWork(key.value(), lockId), null);
     }
 
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> extend(c, left, key.value(), lockId, ttl), null);
+        return calls.submit(key.value(), extendOp, timeout, extendWork(key.value(), lockId, ttl), null);
     }
 
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-        return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> lookup(c, left, key.value())
-                .map(live -> new LockInfo(key, FenceToken.of(live.fence()), live.expiresAt())), null);
+        return calls.submit(key.value(), lookupOp, timeout, lookupWork(key.value(), key), null);
+    }
+
+    // The work of each call comes from these methods, which the warm-up runs too: each lambda is linked
+    // on the first run of the line that creates it, so a warm-up must run these very lines.
+
+    private BoundedJdbc.Work<Optional<Grant>> acquireWork(String key, LockId lockId, Duration ttl) {
+        return (c, left) -> acquire(c, left, key, lockId, ttl);
+    }
+
+    private BoundedJdbc.Work<Boolean> releaseWork(String key, LockId lockId) {
+        return (c, left) -> release(c, left, key, lockId);
+    }
+
+    private BoundedJdbc.Work<Optional<Instant>> extendWork(String key, LockId lockId, Duration ttl) {
+        return (c, left) -> extend(c, left, key, lockId, ttl);
+    }
+
+    /** {@code reported} is the key the answer names: {@code key} itself, but for the warm-up's internal key, which no LockKey can be. */
+    private BoundedJdbc.Work<Optional<LockInfo>> lookupWork(String key, LockKey reported) {
+        return (c, left) -> lookup(c, left, key).map(live -> new LockInfo(reported, FenceToken.of(live.fence()), live.expiresAt()));
     }
 
     /**
@@ -150,7 +179,9 @@ public final class PostgresLockBackend implements LockBackend {
      * code and statements as real calls. No user key is locked or touched, and the rollback leaves
      * nothing behind. It fails if the lock table or a column is missing. Concurrent warm-ups of several
      * processes wait for each other's rollback on that one key (within the timeout). With a pool, the
-     * connection it used keeps its parsed statements; the others parse them on first use.
+     * connection it used keeps its parsed statements; the others parse them on first use. It also sends
+     * {@code SELECT pg_sleep(0.005)}, so that the executor's thread waits on the socket once (on a virtual
+     * thread, the first such wait starts the JDK's I/O poller).
      *
      * @since 0.3
      */
@@ -162,11 +193,19 @@ public final class PostgresLockBackend implements LockBackend {
             try {
                 LockId holder = LockId.random();
                 Duration ttl = Duration.ofSeconds(1);
-                boolean allRan = acquire(c, left, WARM_UP_KEY, holder, ttl).isPresent()
-                        & acquire(c, left, WARM_UP_KEY, LockId.random(), ttl).isEmpty()
-                        & extend(c, left, WARM_UP_KEY, holder, ttl).isPresent()
-                        & lookup(c, left, WARM_UP_KEY).isPresent()
-                        & release(c, left, WARM_UP_KEY, holder);
+                undoLateGrant(WARM_UP_LOCK_KEY, holder, timeout); // links the lambda; a warm-up grant is never late
+                // One answer that takes the server a moment, so that this thread waits on the socket once:
+                // on a virtual thread (the default executor) the first such wait of the process starts the
+                // JDK's I/O poller (several ms), which the first real call paid when the warm-up's own
+                // answers happened to be there before they were read.
+                try (Statement st = c.createStatement()) {
+                    st.execute("SELECT pg_sleep(0.005)");
+                }
+                boolean allRan = acquireWork(WARM_UP_KEY, holder, ttl).apply(c, left).isPresent()
+                        & acquireWork(WARM_UP_KEY, LockId.random(), ttl).apply(c, left).isEmpty()
+                        & extendWork(WARM_UP_KEY, holder, ttl).apply(c, left).isPresent()
+                        & lookupWork(WARM_UP_KEY, WARM_UP_LOCK_KEY).apply(c, left).isPresent()
+                        & releaseWork(WARM_UP_KEY, holder).apply(c, left);
                 return allRan;
             } finally {
                 c.rollback(); // the point: nothing of the warm-up is kept
@@ -177,6 +216,8 @@ public final class PostgresLockBackend implements LockBackend {
 
     /** The internal key of warm-ups: no {@link LockKey} is empty. */
     private static final String WARM_UP_KEY = "";
+    /** Stands for {@link #WARM_UP_KEY} where the code needs a LockKey; it names no row the warm-up touches. */
+    private static final LockKey WARM_UP_LOCK_KEY = LockKey.of("warm-up");
 
     private Optional<Grant> acquire(Connection c, BoundedJdbc.TimeLeft left, String key, LockId lockId, Duration ttl) throws SQLException {
         try (PreparedStatement ps = prepare(c, acquireSql, left)) {
@@ -244,9 +285,9 @@ public final class PostgresLockBackend implements LockBackend {
         return "PostgresLockBackend[" + table + ", " + strategy + ", " + executor + "]";
     }
 
-    /** A grant that arrived after the call timed out reached nobody: free it rather than leave it to its TTL. */
-    private void undoLateGrant(LockKey key, LockId lockId, Duration timeout) {
-        BoundedJdbc.undoneLateGrant(release(key, lockId, timeout), key, lockId);
+    /** A grant that arrives after its call timed out reached nobody: free it rather than leave it to its TTL. */
+    private Consumer<Optional<Grant>> undoLateGrant(LockKey key, LockId lockId, Duration timeout) {
+        return late -> late.ifPresent(grant -> BoundedJdbc.undoneLateGrant(release(key, lockId, timeout), key, lockId));
     }
 
     /** Options for a {@link PostgresLockBackend}. Not thread-safe; {@link #build()} copies. */

@@ -40,12 +40,14 @@ class MySqlFencedTableTest {
     private static final MariaTestSupport MARIA = new MariaTestSupport("fenced");
     private static final MariaTestSupport CONNECTOR_J = new MariaTestSupport("fenced_cj", "mysql", "");
     private static final MariaTestSupport CHANGED_ROWS = new MariaTestSupport("fenced_chg", "mariadb", "useAffectedRows=true");
+    private static final MariaTestSupport CONNECTOR_J_CHANGED_ROWS = new MariaTestSupport("fenced_cjchg", "mysql", "useAffectedRows=true");
 
     @AfterAll
     static void dropDatabases() {
         MARIA.close();
         CONNECTOR_J.close();
         CHANGED_ROWS.close();
+        CONNECTOR_J_CHANGED_ROWS.close();
     }
 
     @Nested
@@ -72,6 +74,14 @@ class MySqlFencedTableTest {
         }
     }
 
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    class MySqlConnectorJChangedRows extends Writes {
+        MySqlConnectorJChangedRows() {
+            super(CONNECTOR_J_CHANGED_ROWS);
+        }
+    }
+
     abstract static class Writes {
         final MariaTestSupport db;
 
@@ -81,7 +91,7 @@ class MySqlFencedTableTest {
 
         @BeforeEach
         void createTables() throws Exception {
-            db.exec("DROP TABLE IF EXISTS " + db.q("orders") + ", " + db.q("notes") + ", " + db.q("notes_text"));
+            db.exec("DROP TABLE IF EXISTS " + db.q("orders") + ", " + db.q("notes") + ", " + db.q("notes_text") + ", " + db.q("gated"));
             // A legacy-style nullable fence column: NULL must count as 0. status has no default: tombstones need values.
             db.exec("CREATE TABLE " + db.q("orders") + " (id BIGINT PRIMARY KEY, status VARCHAR(40) NOT NULL, fence_token BIGINT, "
                     + "fence_deleted BOOLEAN NOT NULL DEFAULT FALSE)");
@@ -133,7 +143,9 @@ class MySqlFencedTableTest {
             assertThat(w.upsert(10L, f(4), status("zombie"))).isEqualTo(new Stale(resource("orders", 10), 4, 5, FencePolicy.SAME_OR_NEWER));
             assertThat(w.upsert(10L, f(6), status("replaced"))).isInstanceOf(Applied.class);
             assertThat(w.upsert(1L, f(1), status("over a NULL fence"))).as("NULL counts as 0").isInstanceOf(Applied.class);
-            assertThat(statements).as("one statement per upsert, stale included").hasValue(5);
+            // MySQL Connector/J gives no generated key for a count of 0: with changed rows, an upsert that left the row as
+            // it was (the same values again, the stale one) reads the session's LAST_INSERT_ID() in a second statement.
+            assertThat(statements).as("one statement per upsert, stale included").hasValue(db == CONNECTOR_J_CHANGED_ROWS ? 7 : 5);
             assertThat(row("orders", 10)).isEqualTo("replaced|6|0");
             assertThat(row("orders", 1)).isEqualTo("over a NULL fence|1|0");
         }
@@ -239,6 +251,86 @@ class MySqlFencedTableTest {
         }
 
         @Test
+        void anUpdateThatMatchedNothingIsNotAppliedWhenASameFenceUpsertCreatesTheRowBeforeItsRead() {
+            // Seed 1776514895666284697 of MariaDbFencedResourceProperties, ordered: W2's UPDATE of the absent key
+            // matches nothing, then W1's upsert with the same fence commits, then W2 reads the row W1 wrote.
+            FencedTable table = FencedTable.builder(db.db.name(), "notes", "id", "fence_token").withKeyType(Long.class)
+                    .withTombstoneColumn("fence_deleted").withMetrics(LockMetrics.none()).build();
+            AtomicInteger statements = new AtomicInteger();
+            Runnable upsertInBetween = () -> assertThat(table.on(db.ds).upsert(50L, f(5), Assignments.of("body", "w1")))
+                    .isInstanceOf(Applied.class);
+            FencedWriter w2 = table.on(BeforeSecondStatement.of(db.ds, statements, upsertInBetween));
+            assertThat(w2.update(50L, f(5), Assignments.of("body", "w2"))).as("the UPDATE ran before the row existed")
+                    .isEqualTo(new NotFound(resource("notes", 50)));
+            assertThat(statements).as("the UPDATE and the read after it").hasValue(2);
+            assertThat(row("notes", 50)).isEqualTo("w1|5|0");
+            // The same with a claim: its UPDATE missed, the key is no longer absent, so it tries again and is applied.
+            Runnable upsertBeforeClaim = () -> table.on(db.ds).upsert(51L, f(5), Assignments.of("body", "w1")).orThrow();
+            assertThat(table.on(BeforeSecondStatement.of(db.ds, new AtomicInteger(), upsertBeforeClaim)).claim(51L, f(5)))
+                    .isInstanceOf(Applied.class);
+            assertThat(row("notes", 51)).isEqualTo("w1|5|0");
+        }
+
+        @Test
+        void aMarkLeftOnTheConnectionByAnEarlierWriteIsNotReadAsTheNextOnes() throws Exception {
+            FencedTable table = FencedTable.builder(db.db.name(), "notes", "id", "fence_token").withKeyType(Long.class)
+                    .withTombstoneColumn("fence_deleted").withMetrics(LockMetrics.none()).build();
+            try (Connection c = db.ds.getConnection()) {
+                FencedWriter w = table.on(c);
+                w.upsert(60L, f(5), Assignments.of("body", "same")).orThrow();
+                assertThat(w.update(60L, f(5), Assignments.of("body", "same"))).as("matched, changing nothing").isInstanceOf(Applied.class);
+                assertThat(w.update(61L, f(5), Assignments.of("body", "same"))).as("next, on the same connection: no row")
+                        .isEqualTo(new NotFound(resource("notes", 61)));
+                assertThat(w.upsert(60L, f(4), Assignments.of("body", "zombie"))).isInstanceOf(Stale.class);
+                assertThat(w.update(61L, f(5), Assignments.of("body", "same"))).as("after a stale upsert's report")
+                        .isEqualTo(new NotFound(resource("notes", 61)));
+                assertThat(w.claim(60L, f(5))).as("a claim changing nothing").isInstanceOf(Applied.class);
+                assertThat(w.updateAll(List.of(61L, 60L, 62L), f(5), Assignments.of("body", "same")))
+                        .containsEntry(61L, new NotFound(resource("notes", 61))).containsEntry(60L, new Applied(resource("notes", 60), 5))
+                        .containsEntry(62L, new NotFound(resource("notes", 62)));
+            }
+            assertThat(row("notes", 61)).isNull();
+        }
+
+        @Test
+        void twoDeletesOfOneAbsentKeyHeldAtTheInsertBothApplyWithoutADeadlock() throws Exception {
+            // Both deletes find no row and insert the tombstone. A trigger holds each insert at a gate (a user lock the
+            // test holds) until both have arrived, then lets them on together: an INSERT .. SELECT .. WHERE NOT EXISTS
+            // would hold a shared gap lock by then in each, and each insert would wait for the other's (1213).
+            db.exec("CREATE TABLE " + db.q("gated") + " (id BIGINT PRIMARY KEY, body VARCHAR(40), fence_token BIGINT NOT NULL DEFAULT 0, "
+                    + "fence_deleted BOOLEAN NOT NULL DEFAULT FALSE)");
+            String gate = db.db.name() + "_gate";
+            db.exec("CREATE TRIGGER " + db.q("gated_gate") + " BEFORE INSERT ON " + db.q("gated") + " FOR EACH ROW BEGIN "
+                    + "SET @fg_gate = GET_LOCK('" + gate + "', 300); SET @fg_gate = RELEASE_LOCK('" + gate + "'); END");
+            FencedTable table = FencedTable.builder(db.db.name(), "gated", "id", "fence_token").withKeyType(Long.class)
+                    .withTombstoneColumn("fence_deleted").withMetrics(LockMetrics.none()).build();
+            ExecutorService pool = Executors.newFixedThreadPool(2);
+            try (Connection holder = db.ds.getConnection(); java.sql.Statement s = holder.createStatement()) {
+                try (java.sql.ResultSet rs = s.executeQuery("SELECT GET_LOCK('" + gate + "', 60)")) {
+                    assertThat(rs.next() && rs.getInt(1) == 1).as("the test holds the gate").isTrue();
+                }
+                Future<WriteOutcome> first = pool.submit(() -> table.on(db.ds).delete(9L, f(5)));
+                Future<WriteOutcome> second = pool.submit(() -> table.on(db.ds).delete(9L, f(5)));
+                // Both inserts wait at the gate: the server lists two sessions waiting for the user lock. (The bound only
+                // keeps a broken test from hanging the build; nothing here depends on how long the wait takes.)
+                String waiting = "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE = 'User lock' AND INFO LIKE '%" + gate + "%'";
+                long giveUp = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+                while (!"2".equals(db.one(waiting))) {
+                    assertThat(first.isDone() || second.isDone()).as("a delete ended before reaching the gate").isFalse();
+                    assertThat(System.nanoTime()).as("both deletes reached the gate").isLessThan(giveUp);
+                }
+                try (java.sql.ResultSet rs = s.executeQuery("SELECT RELEASE_LOCK('" + gate + "')")) {
+                    rs.next();
+                }
+                assertThat(first.get(2, TimeUnit.MINUTES)).isEqualTo(new Applied(resource("gated", 9), 5));
+                assertThat(second.get(2, TimeUnit.MINUTES)).isEqualTo(new Applied(resource("gated", 9), 5));
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(row("gated", 9)).isEqualTo("-|5|1");
+        }
+
+        @Test
         void writesJoinTheCallersTransaction() throws Exception {
             FencedTable table = orders().build();
             try (Connection c = db.ds.getConnection()) {
@@ -262,6 +354,34 @@ class MySqlFencedTableTest {
         assertThatThrownBy(() -> table.on(DSL.using(SQLDialect.MYSQL)).update(1L, f(1), Assignments.of("fence_token", 3L)))
                 .as("assigning the fence column").isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("must not set the key, fence or tombstone");
+    }
+
+    @Test
+    void invalidArgumentsFailBeforeTheDataSourceIsAskedForAConnection() throws Exception {
+        MARIA.exec("CREATE TABLE IF NOT EXISTS " + MARIA.q("io_orders") + " (id BIGINT PRIMARY KEY, status VARCHAR(40), fence_token BIGINT, "
+                + "fence_deleted BOOLEAN NOT NULL DEFAULT FALSE)");
+        FencedTable table = FencedTable.builder(MARIA.db.name(), "io_orders", "id", "fence_token").withKeyType(Long.class)
+                .withTombstoneColumn("fence_deleted").withMetrics(LockMetrics.none()).build();
+        FencedTable noTombstone = FencedTable.builder(MARIA.db.name(), "io_orders", "id", "fence_token").withKeyType(Long.class)
+                .withMetrics(LockMetrics.none()).build();
+        AtomicInteger connections = new AtomicInteger();
+        javax.sql.DataSource counted = CountingConnections.of(MARIA.ds, connections);
+        FencedWriter w = table.on(counted);
+        assertThat(connections).as("connections taken by on(dataSource)").hasValue(0);
+        assertThatThrownBy(() -> w.update(null, f(1), status("x"))).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> w.update("not a number", f(1), status("x"))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> w.upsert(1L, null, status("x"))).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> w.upsert(1L, f(1), Assignments.of("fence_token", 3L))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> w.claim(1L, f(1), Assignments.of("id", 3L))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> w.delete(1L, f(1), null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> w.updateAll(List.of(), f(1), status("x"))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> w.warmUp(Assignments.of("fence_deleted", true))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> noTombstone.on(counted).delete(1L, f(1))).isInstanceOf(IllegalStateException.class);
+        assertThat(connections).as("connections taken for invalid arguments").hasValue(0);
+        assertThat(w.update(424242L, f(1), status("x"))).isInstanceOf(NotFound.class);
+        assertThat(connections).as("a valid write: one to learn the database, one for the write").hasValue(2);
+        assertThat(table.on(counted).update(424242L, f(1), status("x"))).isInstanceOf(NotFound.class);
+        assertThat(connections).as("the database is learnt once per data source").hasValue(3);
     }
 
     private static FenceToken f(long v) {

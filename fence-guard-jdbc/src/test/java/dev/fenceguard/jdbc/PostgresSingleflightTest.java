@@ -8,7 +8,7 @@ import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.spi.FlightStore;
 import dev.fenceguard.core.spi.LockBackend;
-import dev.fenceguard.migrations.SingleflightMigrations;
+import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.testkit.SingleflightContract;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -26,7 +26,7 @@ class PostgresSingleflightTest extends SingleflightContract {
     static void setUp() {
         pg = new PgTestSupport("singleflight");
         backend = pg.backend("locks").build();
-        SingleflightMigrations.builder(pg.ds).withSchema(pg.schema.name()).withTable("flights").migrate();
+        FenceGuardMigrations.singleflightBuilder(pg.ds).withSchema(pg.schema.name()).withTable("flights").migrate();
     }
 
     @AfterAll

@@ -3,12 +3,14 @@ package dev.fenceguard.migrations;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 
 /**
  * Creates or upgrades fence-guard's lock table on PostgreSQL, or on MySQL/MariaDB (its own location,
- * {@link #MYSQL_LOCATION}; there a schema is a database), with Flyway.
+ * {@link #MYSQL_LOCATION}; there a schema is a database), with Flyway; and, on PostgreSQL, the tables of
+ * the idempotency store ({@link #idempotencyBuilder}) and of singleflight ({@link #singleflightBuilder}).
  *
  * <p>Two ways to use it:
  * <ul>
@@ -40,6 +42,18 @@ public final class FenceGuardMigrations {
      */
     public static final String DEFAULT_IDEMPOTENCY_TABLE = "fence_guard_idempotency";
     /**
+     * Where the singleflight-table migrations live on the class path (same placeholders).
+     *
+     * @since 0.3
+     */
+    public static final String SINGLEFLIGHT_LOCATION = "classpath:db/fence-guard/postgresql-singleflight";
+    /**
+     * Default name of the singleflight table.
+     *
+     * @since 0.3
+     */
+    public static final String DEFAULT_SINGLEFLIGHT_TABLE = "fence_guard_flights";
+    /**
      * Where the MySQL/MariaDB lock-table migrations live on the class path (used by {@link Builder#migrate()}
      * when the data source is MySQL or MariaDB; give your own Flyway {@code flyway-mysql}).
      *
@@ -68,7 +82,7 @@ public final class FenceGuardMigrations {
 
     /** Options for another schema or table name. */
     public static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource, LOCATION, MYSQL_LOCATION, DEFAULT_TABLE);
+        return new Builder(dataSource, LOCATION, MYSQL_LOCATION, DEFAULT_TABLE, FenceGuardMigrations::historyTable);
     }
 
     /**
@@ -78,7 +92,19 @@ public final class FenceGuardMigrations {
      * @since 0.3
      */
     public static Builder idempotencyBuilder(DataSource dataSource) {
-        return new Builder(dataSource, IDEMPOTENCY_LOCATION, null, DEFAULT_IDEMPOTENCY_TABLE);
+        return new Builder(dataSource, IDEMPOTENCY_LOCATION, null, DEFAULT_IDEMPOTENCY_TABLE, FenceGuardMigrations::historyTable);
+    }
+
+    /**
+     * Options for the singleflight table of {@code dev.fenceguard.jdbc.PostgresFlightStore} (default
+     * {@code public.fence_guard_flights}), with a Flyway history of its own,
+     * {@link #singleflightHistoryTable(String)}. PostgreSQL only.
+     *
+     * @since 0.3
+     */
+    public static Builder singleflightBuilder(DataSource dataSource) {
+        return new Builder(dataSource, SINGLEFLIGHT_LOCATION, null, DEFAULT_SINGLEFLIGHT_TABLE,
+                FenceGuardMigrations::singleflightHistoryTable);
     }
 
     /**
@@ -101,6 +127,17 @@ public final class FenceGuardMigrations {
                 : "fgh_" + Integer.toHexString(table.hashCode()) + "_" + table.substring(0, 40);
     }
 
+    /**
+     * The Flyway history table used by {@link #singleflightBuilder} for singleflight table {@code table}.
+     *
+     * @since 0.3
+     */
+    public static String singleflightHistoryTable(String table) {
+        String name = "fence_guard_sf_history_" + SqlIdentifiers.require("table", table);
+        return name.length() <= SqlIdentifiers.MAX_LENGTH ? name
+                : "fgsfh_" + Integer.toHexString(table.hashCode()) + "_" + table.substring(0, 40);
+    }
+
     /** Whether {@code c} is a connection to MySQL or MariaDB (by its product name, known without a round trip). */
     static boolean isMySql(java.sql.Connection c) throws java.sql.SQLException {
         String product = c.getMetaData().getDatabaseProductName().toLowerCase(java.util.Locale.ROOT);
@@ -112,14 +149,17 @@ public final class FenceGuardMigrations {
         private final DataSource dataSource;
         private final String postgresLocation;
         private final String mysqlLocation; // null: no MySQL/MariaDB migration for this table
+        private final UnaryOperator<String> historyTable;
         private String schema = DEFAULT_SCHEMA;
         private String table;
 
-        private Builder(DataSource dataSource, String postgresLocation, String mysqlLocation, String table) {
+        private Builder(DataSource dataSource, String postgresLocation, String mysqlLocation, String table,
+                UnaryOperator<String> historyTable) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
             this.postgresLocation = postgresLocation;
             this.mysqlLocation = mysqlLocation;
             this.table = table;
+            this.historyTable = historyTable;
         }
 
         /**
@@ -143,7 +183,7 @@ public final class FenceGuardMigrations {
          *
          * @return how many ran (0 when up to date)
          * @throws org.flywaydb.core.api.FlywayException if a migration fails, or if this table has no
-         *     migration for the database (the idempotency table exists for PostgreSQL only)
+         *     migration for the database (the idempotency and singleflight tables exist for PostgreSQL only)
          */
         public int migrate() {
             String location;
@@ -162,7 +202,7 @@ public final class FenceGuardMigrations {
                     .locations(location)
                     .schemas(schema)
                     .createSchemas(true)
-                    .table(historyTable(table))
+                    .table(historyTable.apply(table))
                     // The lock table usually joins a schema that already holds the application's tables:
                     // start our own history at version 0 there, so that V1 still runs.
                     .baselineOnMigrate(true)

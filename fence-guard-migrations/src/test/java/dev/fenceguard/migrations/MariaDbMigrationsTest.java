@@ -60,7 +60,18 @@ class MariaDbMigrationsTest {
                 .hasMessageContaining("idem_a")
                 .hasMessageContaining("PostgreSQL only");
         assertThat(db.query("SELECT count(*) FROM information_schema.tables WHERE table_schema = '" + db.name()
-                + "' AND table_name LIKE 'idem_a%'")).containsExactly("0");
+                + "' AND table_name LIKE '%idem_a%'")).as("neither the table nor a Flyway history for it").containsExactly("0");
+    }
+
+    @Test
+    void theSingleflightTableIsRefusedOnMariaDbAndNothingIsCreated() {
+        // Tried: the PostgreSQL-only singleflight migration against MariaDB.
+        assertThatThrownBy(() -> FenceGuardMigrations.singleflightBuilder(ds).withSchema(db.name()).withTable("flights_a").migrate())
+                .isInstanceOf(org.flywaydb.core.api.FlywayException.class)
+                .hasMessageContaining("flights_a")
+                .hasMessageContaining("PostgreSQL only");
+        assertThat(db.query("SELECT count(*) FROM information_schema.tables WHERE table_schema = '" + db.name()
+                + "' AND table_name LIKE '%flights_a%'")).as("neither the table nor a Flyway history for it").containsExactly("0");
     }
 
     @Test

@@ -28,8 +28,12 @@ class SingleflightMigrationTest {
     @Test
     void createsTheDocumentedLayoutOnceBesideALockTable() throws Exception {
         assertThat(FenceGuardMigrations.builder(ds).withSchema(schema.name()).withTable("locks").migrate()).isEqualTo(1);
-        assertThat(SingleflightMigrations.builder(ds).withSchema(schema.name()).withTable("flights").migrate()).isEqualTo(1);
-        assertThat(SingleflightMigrations.builder(ds).withSchema(schema.name()).withTable("flights").migrate()).isZero();
+        assertThat(FenceGuardMigrations.singleflightBuilder(ds).withSchema(schema.name()).withTable("flights").migrate()).isEqualTo(1);
+        assertThat(FenceGuardMigrations.singleflightBuilder(ds).withSchema(schema.name()).withTable("flights").migrate()).isZero();
+        // Its own Flyway history, apart from the lock table's (both tables' migrations start at V1).
+        assertThat(Db.rows(schema, "SELECT table_name FROM information_schema.tables WHERE table_schema = '" + schema.name()
+                + "' AND table_name LIKE '%history%' ORDER BY table_name"))
+                .contains("fence_guard_history_locks", "fence_guard_sf_history_flights");
         // The stored layout is a compatibility promise (docs/singleflight.md): this test pins it.
         assertThat(Db.rows(schema, "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
                 + "WHERE table_schema = '" + schema.name() + "' AND table_name = 'flights' ORDER BY ordinal_position"))
@@ -44,7 +48,7 @@ class SingleflightMigrationTest {
 
     @Test
     void checkConstraintsRefuseHalfPublishedRowsAndResultsNewerThanTheirFlight() {
-        SingleflightMigrations.builder(ds).withSchema(schema.name()).withTable("flights_b").migrate();
+        FenceGuardMigrations.singleflightBuilder(ds).withSchema(schema.name()).withTable("flights_b").migrate();
         String t = schema.name() + ".flights_b";
         assertThatThrownBy(() -> Db.exec(schema, "INSERT INTO " + t + " (flight_key, flight_fence, result, updated_at) "
                 + "VALUES ('k', 1, 'x', now())")).as("a result without fence and expiry").hasMessageContaining("check constraint");
@@ -55,7 +59,7 @@ class SingleflightMigrationTest {
 
     @Test
     void badNamesAreRefusedBeforeAnySql() {
-        assertThatThrownBy(() -> SingleflightMigrations.builder(ds).withTable("x; DROP TABLE y")).hasMessageStartingWith("table must");
-        assertThatThrownBy(() -> SingleflightMigrations.builder(ds).withSchema("")).hasMessageStartingWith("schema must");
+        assertThatThrownBy(() -> FenceGuardMigrations.singleflightBuilder(ds).withTable("x; DROP TABLE y")).hasMessageStartingWith("table must");
+        assertThatThrownBy(() -> FenceGuardMigrations.singleflightBuilder(ds).withSchema("")).hasMessageStartingWith("schema must");
     }
 }

@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * The non-blocking face of {@link FencedRedis}: the same fenced writes, with the same outcomes and the
@@ -61,6 +62,10 @@ public final class AsyncFencedRedis {
     private static final Script HSET = Script.load("fenced_hset");
     private static final Script DEL = Script.load("fenced_del");
     private static final Script CLAIM = Script.load("fenced_claim");
+    /** Called as {@link #SET} is, it reads the fence key as SET does and answers "applied", writing nothing. */
+    private static final Script WARM_UP_SET = Script.load("fenced_set_warm_up");
+    /** The data key of the warm-up's set: it has no brace, so it is in none of fence-guard's key spaces. */
+    private static final String WARM_UP_KEY = "warm-up";
     private static final String PRELUDE = resource("fenced_eval_prelude.lua");
     private static final String EPILOGUE = resource("fenced_eval_epilogue.lua");
 
@@ -108,9 +113,18 @@ public final class AsyncFencedRedis {
         checkKey(key);
         Objects.requireNonNull(value, "value");
         Objects.requireNonNull(fence, "fence");
-        return rule.observeAsync("string", "set", fence, () -> bounded(redis.integer(SET, key, keysOf(key), value,
-                Long.toString(fence.value()), strictFlag, space.fenceField()), key, "fenced set")
-                .thenApply(r -> r > 0 ? new WriteOutcome.Applied(key, fence.value()) : rule.stale(key, fence, -r)));
+        return rule.observeAsync("string", "set", fence, setting(SET, key, key, value, fence));
+    }
+
+    /**
+     * The fenced set of {@code key} with {@code script}, unobserved; {@code subject} names the key in
+     * errors (null for the warm-up, which runs this with {@link #WARM_UP_SET} so that the very lines of a
+     * real set are linked before it).
+     */
+    private Supplier<CompletableFuture<WriteOutcome>> setting(Script script, String key, String subject, String value, FenceToken fence) {
+        return () -> bounded(redis.integer(script, subject, keysOf(key), value, Long.toString(fence.value()), strictFlag,
+                space.fenceField()), subject, "fenced set")
+                .thenApply(r -> r > 0 ? new WriteOutcome.Applied(key, fence.value()) : rule.stale(key, fence, -r));
     }
 
     /**
@@ -218,14 +232,18 @@ public final class AsyncFencedRedis {
     /**
      * {@link FencedRedis#warmUp()}, without waiting.
      *
-     * @return a stage that completes when the scripts are loaded; it fails with a
+     * @return a stage that completes when the scripts are loaded and the set path has run once; it fails with a
      *     {@link dev.fenceguard.core.FenceGuardException} ({@code UNAVAILABLE}, or {@code TIMEOUT} after the
      *     write timeout)
      * @since 0.3
      */
     public CompletionStage<Void> warmUp() {
         RedisKeys.fillSlotTags();
-        return bounded(redis.load(null, SET, HSET, DEL, CLAIM), null, "warm-up");
+        String key = checkKey(WARM_UP_KEY); // the checks of every write, on a key no key space of fence-guard's holds
+        CompletableFuture<Void> call = redis.load(null, SET, HSET, DEL, CLAIM, WARM_UP_SET)
+                .thenCompose(loaded -> setting(WARM_UP_SET, key, null, "", FenceToken.of(1)).get())
+                .thenApply(applied -> null);
+        return bounded(call, null, "warm-up");
     }
 
     /** The data key and its fence key: the {@code KEYS} of every built-in fenced script. */

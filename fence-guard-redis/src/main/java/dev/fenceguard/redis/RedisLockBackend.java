@@ -125,11 +125,25 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+        return acquire(acquire, key, key.value(), acquireKeys(key), lockId, ttl, timeout);
+    }
+
+    // Each call below runs through a method the warm-up runs too, with the internal key of warm-ups:
+    // a lambda or string concatenation is linked on the first run of its line, so only the very lines
+    // a real call runs take that cost away from it.
+
+    /** The lock key and the fence counter key of {@code key}: the KEYS of the acquire script. */
+    private String[] acquireKeys(LockKey key) {
         String tag = RedisKeys.tag(prefix, key);
-        CompletableFuture<Optional<Grant>> call = redis.multi(acquire, key.value(), new String[] {tag + ":lock", tag + ":fence"},
-                lockId.value(), Long.toString(ttl.toMillis())).thenCompose(r -> granted(key, lockId, r));
-        return RedisHandle.bounded(call, timeout, key.value(), "acquire",
-                late -> late.ifPresent(grant -> undo(key, lockId, timeout, "grant")));
+        return new String[] {tag + ":lock", tag + ":fence"};
+    }
+
+    /** {@code subject} names the key in errors (null for the warm-up), {@code key} the lock a late grant frees. */
+    private CompletableFuture<Optional<Grant>> acquire(Script script, LockKey key, String subject, String[] keys, LockId lockId,
+            Duration ttl, Duration timeout) {
+        CompletableFuture<Optional<Grant>> call = redis.multi(script, subject, keys, lockId.value(), Long.toString(ttl.toMillis()))
+                .thenCompose(r -> granted(key, lockId, r));
+        return RedisHandle.bounded(call, timeout, subject, "acquire", late -> late.ifPresent(grant -> undo(key, lockId, timeout, "grant")));
     }
 
     private CompletableFuture<Optional<Grant>> granted(LockKey key, LockId lockId, List<Object> r) {
@@ -171,36 +185,53 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        return RedisHandle.bounded(sendRelease(key, lockId), timeout, key.value(), "release", null);
+        return release(key.value(), RedisKeys.lockKey(prefix, key), lockId, timeout);
+    }
+
+    private CompletableFuture<Boolean> release(String subject, String lockKey, LockId lockId, Duration timeout) {
+        return RedisHandle.bounded(sendRelease(subject, lockKey, lockId), timeout, subject, "release", null);
     }
 
     private CompletableFuture<Boolean> sendRelease(LockKey key, LockId lockId) {
-        return redis.integer(RELEASE, key.value(), new String[] {RedisKeys.lockKey(prefix, key)}, lockId.value())
-                .thenApply(n -> n == 1);
+        return sendRelease(key.value(), RedisKeys.lockKey(prefix, key), lockId);
+    }
+
+    private CompletableFuture<Boolean> sendRelease(String subject, String lockKey, LockId lockId) {
+        return redis.integer(RELEASE, subject, new String[] {lockKey}, lockId.value()).thenApply(n -> n == 1);
     }
 
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        CompletableFuture<Optional<Instant>> call = redis.integer(EXTEND, key.value(), new String[] {RedisKeys.lockKey(prefix, key)},
-                lockId.value(), Long.toString(ttl.toMillis()))
+        return extend(key, key.value(), RedisKeys.lockKey(prefix, key), lockId, ttl, timeout);
+    }
+
+    private CompletableFuture<Optional<Instant>> extend(LockKey key, String subject, String lockKey, LockId lockId, Duration ttl,
+            Duration timeout) {
+        CompletableFuture<Optional<Instant>> call = redis.integer(EXTEND, subject, new String[] {lockKey}, lockId.value(),
+                Long.toString(ttl.toMillis()))
                 .thenApply(expiry -> expiry < 0 ? Optional.<Instant>empty() : Optional.of(Instant.ofEpochMilli(expiry)));
-        return RedisHandle.bounded(call, timeout, key.value(), "extend",
-                late -> late.ifPresent(expiry -> undo(key, lockId, timeout, "extension")));
+        return RedisHandle.bounded(call, timeout, subject, "extend", late -> late.ifPresent(expiry -> undo(key, lockId, timeout, "extension")));
     }
 
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-        CompletableFuture<Optional<LockInfo>> call = redis.multi(LOOKUP, key.value(), new String[] {RedisKeys.lockKey(prefix, key)})
+        return lookup(key, key.value(), RedisKeys.lockKey(prefix, key), timeout);
+    }
+
+    private CompletableFuture<Optional<LockInfo>> lookup(LockKey key, String subject, String lockKey, Duration timeout) {
+        CompletableFuture<Optional<LockInfo>> call = redis.multi(LOOKUP, subject, new String[] {lockKey})
                 .thenApply(r -> (Long) r.get(0) == 0 ? Optional.<LockInfo>empty()
                         : Optional.of(new LockInfo(key, FenceToken.of((Long) r.get(1)), Instant.ofEpochMilli((Long) r.get(2)))));
-        return RedisHandle.bounded(call, timeout, key.value(), "lookup", null);
+        return RedisHandle.bounded(call, timeout, subject, "lookup", null);
     }
 
     /**
      * Gets ready for the first calls: {@code SCRIPT LOAD} of the acquire, release, extend and lookup
-     * scripts (so no first call pays a NOSCRIPT and a full EVAL), then one lookup of the internal key
+     * scripts (so no first call pays a NOSCRIPT and a full EVAL), then, on the internal key
      * <code>&lt;prefix&gt;{}:warm-up</code>, which no lock key can name (lock keys are 1 to 512 bytes, so
-     * their hash tags are never empty) and nothing ever writes: a read that finds nothing. It takes no
+     * their hash tags are never empty) and nothing ever writes, each call's own code: an acquisition
+     * that sends the lookup script in place of the acquire script (a read that finds nothing), then an
+     * extension, a release and a lookup, which find nothing to extend, release or report. It takes no
      * lock and writes no key.
      *
      * @since 0.3
@@ -208,11 +239,25 @@ public final class RedisLockBackend implements LockBackend {
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {
         String reserved = RedisKeys.namespace(prefix) + "}:warm-up";
+        acquireKeys(WARM_UP_KEY); // computed only, as an acquisition computes them
+        LockId nobody = LockId.random();
+        Duration ttl = Duration.ofSeconds(1);
         CompletableFuture<Void> call = redis.load(null, acquire, RELEASE, EXTEND, LOOKUP)
-                .thenCompose(loaded -> redis.multi(LOOKUP, null, new String[] {reserved}))
+                // The acquisition's path with the lookup script in place of the acquire script, which would
+                // write: it reads the reserved key, finds nothing and answers {0}, which reads as "held".
+                .thenCompose(loaded -> acquire(LOOKUP, WARM_UP_KEY, null, new String[] {reserved, reserved}, nobody, ttl, timeout))
+                .thenCompose(held -> extend(WARM_UP_KEY, null, reserved, nobody, ttl, timeout))
+                .thenCompose(extended -> release(null, reserved, nobody, timeout))
+                .thenCompose(released -> lookup(WARM_UP_KEY, null, reserved, timeout))
                 .thenApply(found -> null);
         return RedisHandle.bounded(call, timeout, null, "warm-up", null);
     }
+
+    /**
+     * Stands for the reserved key in the warm-up's calls where the code needs a LockKey (to compute
+     * keys, or to free a late grant, which a read-only warm-up never has); no command is sent for it.
+     */
+    private static final LockKey WARM_UP_KEY = LockKey.of("warm-up");
 
     /**
      * A grant or extension answered after its call had timed out: the caller was told TIMEOUT and will

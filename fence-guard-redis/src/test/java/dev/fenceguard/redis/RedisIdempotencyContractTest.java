@@ -17,7 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
-/** The idempotency contract on Redis: standalone and a 3-master Cluster; the stored hash, pinned. */
+/** The idempotency contract on Redis: standalone, through Sentinel and on a 3-master Cluster; the stored hash, pinned. */
 class RedisIdempotencyContractTest {
 
     private static final String PREFIX = TestRedis.keyPrefix("idem");
@@ -100,6 +100,14 @@ class RedisIdempotencyContractTest {
         @Override
         FenceGuardRedis open() {
             return FenceGuardRedis.builder(RedisSupport.cluster()).withKeyPrefix(PREFIX).build();
+        }
+    }
+
+    @Nested
+    class Sentinel extends OnRedis {
+        @Override
+        FenceGuardRedis open() {
+            return FenceGuardRedis.builder(RedisSupport.sentinel()).withKeyPrefix(PREFIX).build();
         }
     }
 }

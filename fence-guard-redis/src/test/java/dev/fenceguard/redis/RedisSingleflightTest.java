@@ -15,7 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
-/** Singleflight on Redis, standalone and a 3-master Cluster: the contract, with pub/sub for waiters. */
+/** Singleflight on Redis, standalone, through Sentinel and on a 3-master Cluster: the contract, with pub/sub for waiters. */
 class RedisSingleflightTest {
 
     private static final String PREFIX = TestRedis.keyPrefix("singleflight");
@@ -119,6 +119,19 @@ class RedisSingleflightTest {
         @Override
         RedisFlightStore.Builder stores() {
             return RedisFlightStore.builder(RedisSupport.cluster());
+        }
+    }
+
+    @Nested
+    class Sentinel extends OnRedis {
+        @Override
+        FenceGuardRedis openLocks() {
+            return FenceGuardRedis.builder(RedisSupport.sentinel()).withKeyPrefix(PREFIX + "lock:").build();
+        }
+
+        @Override
+        RedisFlightStore.Builder stores() {
+            return RedisFlightStore.builder(RedisSupport.sentinel());
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.fenceguard.redis;
 
 import dev.fenceguard.testkit.servers.RedisCluster;
+import dev.fenceguard.testkit.servers.RedisServers;
 import dev.fenceguard.testkit.servers.TestRedis;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
@@ -17,6 +18,7 @@ final class RedisSupport {
     private static RedisClient shared;
     private static RedisCluster cluster;
     private static RedisClusterClient clusterClient;
+    private static RedisClient sentinelClient;
 
     private RedisSupport() {}
 
@@ -39,6 +41,21 @@ final class RedisSupport {
             }));
         }
         return clusterClient;
+    }
+
+    /** A client of a private master watched by a private Sentinel (master name {@code fgmaster}), stopped at exit. */
+    static synchronized RedisClient sentinel() {
+        if (sentinelClient == null) {
+            RedisServers.Server master = RedisServers.start();
+            RedisServers.Server sentinel = RedisServers.sentinel(master.port(), "fgmaster");
+            sentinelClient = RedisClient.create(RedisURI.Builder.sentinel("127.0.0.1", sentinel.port(), "fgmaster").build());
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                sentinelClient.shutdown();
+                sentinel.close();
+                master.close();
+            }));
+        }
+        return sentinelClient;
     }
 
     /** Deletes every key of the shared server that starts with {@code prefix}. */

@@ -28,11 +28,13 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
@@ -74,6 +76,15 @@ public abstract class IdempotencyBackendContract {
         return Duration.ofMillis(300);
     }
 
+    /**
+     * The call timeout of the stores this suite builds (each claim, record, lookup and purge); default
+     * 5 s, the store's own default. A backend whose test server answers its first calls slowly (a
+     * freshly started emulator on a loaded machine) may give more.
+     */
+    protected Duration callTimeout() {
+        return Duration.ofSeconds(5);
+    }
+
     private IdempotencyBackend real() {
         if (backend == null) {
             backend = backend();
@@ -82,7 +93,7 @@ public abstract class IdempotencyBackendContract {
     }
 
     private IdempotencyStore store() {
-        return IdempotencyStore.builder(real()).withMetrics(LockMetrics.none()).build();
+        return IdempotencyStore.builder(real()).withCallTimeout(callTimeout()).withMetrics(LockMetrics.none()).build();
     }
 
     private String key(String name) {
@@ -121,13 +132,25 @@ public abstract class IdempotencyBackendContract {
     private record Running(CompletionStage<IdempotencyResult<String>> call, CompletableFuture<String> gateway) {}
 
     private Running startHeld(IdempotencyStore store, String key, Fingerprint fp, long fence, Duration ttl) throws InterruptedException {
-        CountDownLatch started = new CountDownLatch(1);
+        CompletableFuture<Void> started = new CompletableFuture<>();
         CompletableFuture<String> gateway = new CompletableFuture<>();
         CompletionStage<IdempotencyResult<String>> call = store.execute(key, fp, f(fence), ttl, TEXT, () -> {
-            started.countDown();
+            started.complete(null);
             return gateway;
         });
-        assertThat(started.await(20, TimeUnit.SECONDS)).as("the work started").isTrue();
+        // Whichever comes first: the work starting, or the call ending without it (its claim failed or
+        // answered otherwise). The call's own failure is what a broken run must report.
+        try {
+            CompletableFuture.anyOf(started, call.toCompletableFuture()).get(20, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new AssertionError("the call failed before its work started (key " + key + ", fence " + fence + ")",
+                    e.getCause());
+        } catch (TimeoutException e) {
+            throw new AssertionError("after 20 s neither did the work start nor did the call end (key " + key + ", fence "
+                    + fence + ")");
+        }
+        assertThat(started).as("the work started; the call ended with %s instead", call.toCompletableFuture().getNow(null))
+                .isDone();
         return new Running(call, gateway);
     }
 
@@ -414,7 +437,8 @@ public abstract class IdempotencyBackendContract {
         // Two seconds: the entry is looked up right after it is written (two calls), which a loaded machine
         // does well within that; with 200 ms the lookup came too late under load, 2 of 2 times.
         Duration retention = Duration.ofSeconds(2);
-        IdempotencyStore store = IdempotencyStore.builder(real()).withRetention(retention).withMetrics(LockMetrics.none()).build();
+        IdempotencyStore store = IdempotencyStore.builder(real()).withRetention(retention).withCallTimeout(callTimeout())
+                .withMetrics(LockMetrics.none()).build();
         Fingerprint fp = Fingerprint.ofParts("p");
         exec(store, key("purge-0"), fp, 3, Duration.ofMillis(1), () -> CompletableFuture.completedFuture("kept a while"));
         assertThat(lookup(key("purge-0"))).as("kept during its retention").isPresent();
@@ -429,7 +453,7 @@ public abstract class IdempotencyBackendContract {
         // Kept for an hour: it must outlive the purges below however slow the server is (with the short
         // retention it once expired during them on a loaded CI machine and was purged too).
         IdempotencyStore keeping = IdempotencyStore.builder(real()).withRetention(Duration.ofHours(1))
-                .withMetrics(LockMetrics.none()).build();
+                .withCallTimeout(callTimeout()).withMetrics(LockMetrics.none()).build();
         assertThat(exec(keeping, key("purge-0"), Fingerprint.ofParts("another request"), 1, LONG, counted(runs, "again")))
                 .as("a forgotten key is new again, whatever its fingerprint and fence")
                 .isEqualTo(new IdempotencyResult.Executed<>("again", f(1)));

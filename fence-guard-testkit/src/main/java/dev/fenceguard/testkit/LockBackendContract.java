@@ -143,9 +143,11 @@ public abstract class LockBackendContract {
         LockKey k = key("extend");
         LockId owner = LockId.random();
         Grant g = b.tryAcquire(k, owner, shortTtl()).orElseThrow();
-        assertThat(b.extend(k, LockId.random(), LONG)).as("a stranger cannot extend").isEmpty();
+        // The owner's extend comes first, one round trip after the acquire, so that it lands inside the short
+        // TTL even on a loaded machine (a stranger's extend before it once pushed it past, 1 run of 20).
         Optional<Instant> extended = b.extend(k, owner, LONG);
-        assertThat(extended).isPresent();
+        assertThat(extended).as("the owner's extend, within the first TTL").isPresent();
+        assertThat(b.extend(k, LockId.random(), LONG)).as("a stranger cannot extend").isEmpty();
         assertThat(extended.get()).isAfter(g.expiresAt());
         Thread.sleep(shortTtl().multipliedBy(2).toMillis());
         LockInfo info = b.lookup(k).orElseThrow(() -> new AssertionError("extended lease expired at its first TTL"));

@@ -9,9 +9,13 @@ import dev.fenceguard.core.spi.IdempotencyBackend;
 import dev.fenceguard.core.spi.IdempotencyEntry;
 import dev.fenceguard.core.spi.IdempotencyState;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletionStage;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.ShrinkingMode;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.testkit.engine.EngineTestKit;
@@ -58,6 +62,18 @@ class IdempotencyPropertiesCatchBugsTest {
         @Override
         protected IdempotencyBackend backend() {
             return backend;
+        }
+
+        /**
+         * The same property with a fixed seed and full shrinking: jqwik's shrinking stops at a local
+         * minimum, which for some seeds is longer than two steps (seed -8969791253185239486 stops at
+         * claim(f2), claim(f1), claim(f1), record(f1)); and its default bound of 10 s of wall time cut
+         * shrinking short on a loaded machine.
+         */
+        @Override
+        @Property(tries = 25, seed = "42", shrinking = ShrinkingMode.FULL)
+        void theBackendAgreesWithTheReferenceModel(@ForAll("sequences") List<Step> steps) {
+            super.theBackendAgreesWithTheReferenceModel(steps);
         }
     }
 

@@ -40,11 +40,10 @@ public final class WriteObservation {
             return;
         }
         ended = true;
-        observed.outcome(switch (outcome) {
-            case WriteOutcome.Applied a -> "applied";
-            case WriteOutcome.Stale s -> "stale";
-            case WriteOutcome.NotFound n -> "not_found";
-        });
+        // Not a pattern switch: its first run in a process generates a class (about 10 ms, more on a busy
+        // machine), which landed in the first fenced write after a warm-up. A type test costs nothing extra.
+        observed.outcome(outcome instanceof WriteOutcome.Applied ? "applied"
+                : outcome instanceof WriteOutcome.Stale ? "stale" : "not_found");
         observed.stop();
     }
 

@@ -28,6 +28,9 @@ import java.util.function.Supplier;
  */
 public final class FirestoreHandle {
 
+    /** The default of every builder's {@code writeAttempts}. */
+    public static final int DEFAULT_ATTEMPTS = 25;
+
     private final Firestore db;
     private final int attempts;
 
@@ -37,10 +40,20 @@ public final class FirestoreHandle {
      */
     public FirestoreHandle(Firestore db, int attempts) {
         this.db = Objects.requireNonNull(db, "db");
+        this.attempts = requireAttempts(attempts);
+    }
+
+    /**
+     * The {@code writeAttempts} setting of a builder, checked when it is set (the one check and message
+     * for every builder of this module).
+     *
+     * @throws IllegalArgumentException if below 1
+     */
+    public static int requireAttempts(int attempts) {
         if (attempts < 1) {
-            throw new IllegalArgumentException("attempts must be at least 1, was " + attempts);
+            throw new IllegalArgumentException("writeAttempts must be at least 1, was " + attempts);
         }
-        this.attempts = attempts;
+        return attempts;
     }
 
     /** The client, for building document references. */
@@ -59,9 +72,16 @@ public final class FirestoreHandle {
     }
 
     /**
-     * A read time in epoch milliseconds rounded down: for a whole-millisecond expiry {@code e},
-     * {@code floor(t) < e} exactly when {@code t < e}, so rounding never revives a lease or an entry.
+     * The server's clock at {@code read}: its read time in epoch milliseconds rounded down. For a
+     * whole-millisecond expiry {@code e}, {@code floor(t) < e} exactly when {@code t < e}, so rounding
+     * never revives a lease, an entry or a result. The one clock every operation of this module judges
+     * expiry and retention by.
      */
+    public static long readMillis(DocumentSnapshot read, String subject) {
+        return readMillis(read.getReadTime(), subject);
+    }
+
+    /** A read time in epoch milliseconds rounded down, as {@link #readMillis(DocumentSnapshot, String)}. */
     public static long readMillis(Timestamp t, String subject) {
         if (t == null) { // never seen: every read response carries a read time
             throw new FenceGuardException(ErrorCode.INTERNAL, subject, "Firestore returned no read time; cannot judge expiry");

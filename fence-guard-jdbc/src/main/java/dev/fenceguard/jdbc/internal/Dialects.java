@@ -54,6 +54,11 @@ public final class Dialects {
         throw new IllegalArgumentException("fenced writes support PostgreSQL, MySQL and MariaDB; the connection is to '" + product + "'");
     }
 
+    /** The dialect of {@code dataSource}'s database if it was learnt already (no I/O). */
+    public static Optional<FencingDialect> known(DataSource dataSource) {
+        return Optional.ofNullable(BY_DATA_SOURCE.get(dataSource));
+    }
+
     /** The dialect of {@code dataSource}'s database, from its first connection (remembered). */
     public static FencingDialect of(DataSource dataSource) {
         FencingDialect known = BY_DATA_SOURCE.get(dataSource);

@@ -26,6 +26,7 @@ import org.jooq.conf.ParamType;
 import org.jooq.conf.Settings;
 import org.jooq.conf.StatementType;
 import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /**
  * The statements of one fenced table, built in one place and rendered once per shape: a shape is an
@@ -36,8 +37,9 @@ import org.jooq.impl.DSL;
  * table's definition (columns, write rule, dialect), the checks of a write's arguments, and how rows
  * read back are decoded. Immutable apart from the cache; thread-safe.
  *
- * <p>Bind values are named slots ({@code :fg_0}, ...): {@link #KEY}, {@link #FENCE}, then the assigned
- * values from {@link #FIRST_VALUE}, then further keys. The per-call array of values is indexed by slot.
+ * <p>Bind values are named slots ({@code :fg_0}, ...): {@link #KEY}, {@link #FENCE}, {@link #MARK}, then
+ * the assigned values from {@link #FIRST_VALUE}, then further keys. The per-call array of values is
+ * indexed by slot.
  */
 public final class FencedStatements {
 
@@ -45,8 +47,13 @@ public final class FencedStatements {
     public static final int KEY = 0;
     /** Slot of the presented fence, encoded. */
     public static final int FENCE = 1;
+    /**
+     * Slot of a number a dialect's statement may report back to tell that it matched the row (MySQL's
+     * {@code LAST_INSERT_ID(:mark)}); set by the dialect when it runs the statement, unused otherwise.
+     */
+    public static final int MARK = 2;
     /** Slot of the first assigned value; keys of multi-key statements follow the values. */
-    public static final int FIRST_VALUE = 2;
+    public static final int FIRST_VALUE = 3;
 
     /**
      * Cached shapes per table. A table sees a handful of operations times the column sets its callers
@@ -123,6 +130,11 @@ public final class FencedStatements {
     /** Excludes tombstoned rows (no condition when there is no tombstone column). */
     public Condition notDeleted() {
         return tombstone == null ? DSL.noCondition() : DSL.coalesce(tombstone, DSL.inline(false)).isFalse();
+    }
+
+    /** The {@link #MARK} slot, a {@code BIGINT}. */
+    public static Field<Long> markSlot() {
+        return DSL.param(SLOT + MARK, SQLDataType.BIGINT);
     }
 
     /** A bind parameter for slot {@code index}, typed like {@code column}. */
@@ -220,10 +232,16 @@ public final class FencedStatements {
 
     // --- statement shapes ---
 
-    /** {@code UPDATE t SET <columns>, fence = :f WHERE key = :k AND <rule> AND <not deleted>}. */
+    /**
+     * {@code UPDATE t SET <columns>, fence = :f WHERE key = :k AND <rule> AND <not deleted>}; the fence is
+     * assigned last, as the dialect's {@link FencingDialect#assignedFence} has it.
+     */
     public StatementShape update(List<Field<?>> columns, Rendering r) {
-        return shape(r, Kind.UPDATE, columns, 0, () -> DSL.update(table).set(assign(columns, FIRST_VALUE, true))
-                .where(key.eq(slot(KEY, key))).and(admits(slot(FENCE, fence))).and(notDeleted()));
+        return shape(r, Kind.UPDATE, columns, 0, () -> {
+            Map<Field<?>, Object> set = assign(columns, FIRST_VALUE, false);
+            set.put(fence, dialect.assignedFence(this));
+            return DSL.update(table).set(set).where(key.eq(slot(KEY, key))).and(admits(slot(FENCE, fence))).and(notDeleted());
+        });
     }
 
     /** {@code UPDATE t SET fence = :f WHERE key = :k AND <rule> AND <not deleted>}: a claim of a live row. */
@@ -237,7 +255,7 @@ public final class FencedStatements {
         return shape(r, Kind.MARK_DELETED, List.of(), 0, () -> {
             Map<Field<?>, Object> set = new LinkedHashMap<>();
             set.put(deleted, DSL.inline(true, deleted));
-            set.put(fence, slot(FENCE, fence));
+            set.put(fence, dialect.assignedFence(this));
             return DSL.update(table).set(set).where(key.eq(slot(KEY, key))).and(admits(slot(FENCE, fence)));
         });
     }

@@ -40,12 +40,41 @@ public interface FencingDialect {
     boolean applied(int rows);
 
     /**
-     * Whether an update count of 0 may mean "matched, but every value was already the one assigned":
-     * MySQL counts changed rows unless the client asks for found rows. Then a write whose statement
-     * matched nothing is judged by the row it reads back: a live row (or, for a delete, a tombstone) that
-     * already holds the presented fence under {@code SAME_OR_NEWER} was matched, and the write is applied.
+     * The value a fenced {@code UPDATE} (an update, a claim, a delete's mark) assigns to the fence column:
+     * the presented fence, in a form that lets {@link #readAfterMiss} tell whether the statement matched
+     * the row. Plain {@code :f} by default.
      */
-    boolean countsChangedRows();
+    default Field<?> assignedFence(FencedStatements t) {
+        return FencedStatements.slot(FencedStatements.FENCE, t.fence());
+    }
+
+    /**
+     * Runs a single-key fenced {@code UPDATE} built by {@link FencedStatements#update} or
+     * {@link FencedStatements#markDeleted}.
+     *
+     * @return whether its count says it matched the row; when false, {@link #readAfterMiss} is next
+     */
+    default boolean runUpdate(Session session, StatementShape update, Object[] binds) throws SQLException {
+        return applied(session.execute(update, binds));
+    }
+
+    /**
+     * After {@link #runUpdate} returned false: the row of the key, and whether that {@code UPDATE} matched
+     * it after all (a database that counts changed rows counts 0 for a row that already held the values).
+     * By default the row alone, read by {@link FencedStatements#readRow}: a count of 0 is a miss.
+     */
+    default Read readAfterMiss(Session session, FencedStatements t, Object[] binds, FencedStatements.Rendering r) throws SQLException {
+        List<Object[]> rows = session.fetch(t.readRow(r), binds);
+        return new Read(rows.isEmpty() ? null : t.row(rows.getFirst(), 0), false);
+    }
+
+    /**
+     * What {@link #readAfterMiss} found.
+     *
+     * @param row the row as read, or null if the key has none
+     * @param matched the {@code UPDATE} before the read matched the row (it is applied)
+     */
+    record Read(FencedStatements.Row row, boolean matched) {}
 
     /**
      * Inserts {@code insert}, or on a conflict of the key replaces the row with {@code update} if
@@ -105,6 +134,14 @@ public interface FencingDialect {
      *     else -1 (the row is read to tell)
      */
     record Upserted(boolean applied, long staleFence) {}
+
+    /**
+     * Has the database check {@code shape} without running it, for a warm-up: JDBC's
+     * {@link Session#describe} by default.
+     */
+    default void describe(Session session, StatementShape shape) throws SQLException {
+        session.describe(shape);
+    }
 
     /**
      * The dialect's own statements a warm-up should have the database describe for {@code columns}

@@ -44,12 +44,6 @@ public final class PostgresFencing implements FencingDialect {
         return rows == 1;
     }
 
-    /** pgjdbc reports the rows a statement matched: 0 is a miss. */
-    @Override
-    public boolean countsChangedRows() {
-        return false;
-    }
-
     /** {@code INSERT .. ON CONFLICT (key) DO UPDATE SET .. WHERE <rule>}. */
     @Override
     public Query upsertQuery(FencedStatements t, Map<Field<?>, Object> insert, Map<Field<?>, Object> update) {

@@ -124,6 +124,25 @@ public final class Session {
         }
     }
 
+    /**
+     * Has MySQL or MariaDB plan {@code shape} without running it: {@code EXPLAIN <statement>} with every value
+     * NULL. Their drivers prepare statements on the client, so {@link #describe} never reaches the server;
+     * {@code EXPLAIN} parses the statement and resolves its tables and columns (a missing one fails as the
+     * statement would), executes nothing, writes nothing and evaluates no {@code LAST_INSERT_ID(expr)}.
+     */
+    public void explain(StatementShape shape) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("explain " + shape.sql())) {
+            for (int i = 0; i < shape.slots().length; i++) {
+                ps.setNull(i + 1, shape.types().get(i).getSQLType());
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    // the plan is not needed; reading it finishes the statement
+                }
+            }
+        }
+    }
+
     private DSLContext jooq() {
         if (jooq == null) {
             jooq = jooqOnConnection.get();

@@ -93,7 +93,8 @@ class FencedStatementsTest {
         FencedStatements s = orders();
         StatementShape all = PostgresFencing.updateAllShape(s, columns("status"), 4, s.defaultRendering());
         assertThat(all.sql()).contains("\"shop\".\"orders\".\"id\" in (?, ?, ?, ?)").endsWith("returning \"shop\".\"orders\".\"id\"");
-        assertThat(all.slots()).containsExactly(2, 1, 3, 4, 5, 6, 1);
+        int v = FencedStatements.FIRST_VALUE;
+        assertThat(all.slots()).containsExactly(v, FencedStatements.FENCE, v + 1, v + 2, v + 3, v + 4, FencedStatements.FENCE);
     }
 
     @Test
@@ -126,7 +127,8 @@ class FencedStatementsTest {
                 .withRenderMapping(new RenderMapping().withSchemata(new MappedSchema().withInput("shop").withOutput("tenant_7"))));
         StatementShape tenant = s.update(columns("status"), s.rendering(mapped));
         assertThat(tenant.sql()).startsWith("update \"tenant_7\".\"orders\" set \"status\" = ?");
-        assertThat(tenant.slots()).as("still bind values, whatever the caller's statement type").containsExactly(2, 1, 0, 1);
+        assertThat(tenant.slots()).as("still bind values, whatever the caller's statement type")
+                .containsExactly(FencedStatements.FIRST_VALUE, FencedStatements.FENCE, FencedStatements.KEY, FencedStatements.FENCE);
         assertThat(s.update(columns("status"), s.defaultRendering()).sql()).startsWith("update \"shop\".\"orders\"");
 
         DSLContext unquoted = DSL.using(SQLDialect.POSTGRES, new Settings().withRenderQuotedNames(RenderQuotedNames.NEVER));

@@ -96,37 +96,18 @@ public final class TestFirestore {
     }
 
     private static TestFirestore find() {
-        List<String> attempts = new ArrayList<>();
-        String env = System.getenv(ENV);
-        if (env != null && !env.isBlank()) {
-            if (answersOk(env.trim(), Duration.ofSeconds(5))) {
-                return new TestFirestore(env.trim(), "env", null);
+        return ServerSearch.find("Firestore emulator", ENV, "127.0.0.1:8087", hostPort -> {
+            if (!answersOk(hostPort, Duration.ofSeconds(5))) {
+                throw new IllegalStateException("GET / did not answer Ok");
             }
-            attempts.add(ENV + "=" + env + ": GET / did not answer Ok");
-        } else {
-            attempts.add(ENV + " is not set");
-        }
-        String docker = Docker.unavailableReason();
-        if (docker == null) {
-            try {
-                return EmulatorContainer.start();
-            } catch (RuntimeException | LinkageError e) {
-                attempts.add("Testcontainers: " + e);
+            return new TestFirestore(hostPort, "env", null);
+        }, () -> EmulatorContainer.start(), "Cloud SDK emulator", () -> {
+            Path jar = findJar();
+            if (jar == null) {
+                throw new IllegalStateException("no " + JAR + " under $CLOUDSDK_ROOT_DIR, gcloud's directory or /usr/lib/google-cloud-sdk");
             }
-        } else {
-            attempts.add("Testcontainers: " + docker);
-        }
-        Path jar = findJar();
-        if (jar == null) {
-            attempts.add("Cloud SDK: no " + JAR + " under $CLOUDSDK_ROOT_DIR, gcloud's directory or /usr/lib/google-cloud-sdk");
-        } else {
-            try {
-                return startJar(jar);
-            } catch (RuntimeException e) {
-                attempts.add("Cloud SDK emulator " + jar + ": " + e.getMessage());
-            }
-        }
-        throw new ServerUnavailableException("Firestore emulator", ENV, "127.0.0.1:8087", attempts);
+            return startJar(jar);
+        });
     }
 
     private static Path findJar() {

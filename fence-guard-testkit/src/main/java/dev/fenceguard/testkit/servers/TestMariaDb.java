@@ -5,7 +5,6 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -96,36 +95,14 @@ public final class TestMariaDb {
     }
 
     private static TestMariaDb find() {
-        List<String> attempts = new ArrayList<>();
-        String url = System.getenv(ENV);
-        if (url != null && !url.isBlank()) {
-            try {
-                TestMariaDb env = new TestMariaDb(url.trim(), "env", null);
-                execute(env.jdbcUrl, "SELECT 1");
-                return env;
-            } catch (RuntimeException e) {
-                attempts.add(ENV + "=" + url + ": " + e.getMessage());
-            }
-        } else {
-            attempts.add(ENV + " is not set");
-        }
-        String docker = Docker.unavailableReason();
-        if (docker == null) {
-            try {
-                return MariaDbContainer.start();
-            } catch (RuntimeException | LinkageError e) {
-                attempts.add("Testcontainers: " + e);
-            }
-        } else {
-            attempts.add("Testcontainers: " + docker);
-        }
-        try {
+        return ServerSearch.find("MariaDB", ENV, LOCAL_URL, url -> {
+            TestMariaDb env = new TestMariaDb(url, "env", null);
+            execute(env.jdbcUrl, "SELECT 1");
+            return env;
+        }, () -> MariaDbContainer.start(), "local server " + LOCAL_URL, () -> {
             execute(LOCAL_URL, "SELECT 1");
             return new TestMariaDb(LOCAL_URL, "local", null);
-        } catch (RuntimeException e) {
-            attempts.add("local server " + LOCAL_URL + ": " + e.getMessage());
-        }
-        throw new ServerUnavailableException("MariaDB", ENV, LOCAL_URL, attempts);
+        });
     }
 
     static void execute(String url, String sql) {

@@ -3,7 +3,6 @@ package dev.fenceguard.testkit.servers;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -129,35 +128,11 @@ public final class TestPostgres {
     }
 
     private static TestPostgres find() {
-        List<String> attempts = new ArrayList<>();
-        String url = System.getenv(ENV);
-        if (url != null && !url.isBlank()) {
-            TestPostgres env = new TestPostgres(url.trim(), "env", null);
-            try {
-                env.execute("SELECT 1");
-                return env;
-            } catch (RuntimeException e) {
-                attempts.add(ENV + "=" + url + ": " + e.getMessage());
-            }
-        } else {
-            attempts.add(ENV + " is not set");
-        }
-        String docker = Docker.unavailableReason();
-        if (docker == null) {
-            try {
-                return PostgresContainer.start();
-            } catch (RuntimeException | LinkageError e) {
-                attempts.add("Testcontainers: " + e);
-            }
-        } else {
-            attempts.add("Testcontainers: " + docker);
-        }
-        try {
-            return Embedded.start();
-        } catch (RuntimeException | LinkageError e) {
-            attempts.add("embedded PostgreSQL: " + e);
-        }
-        throw new ServerUnavailableException("PostgreSQL", ENV, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres", attempts);
+        return ServerSearch.find("PostgreSQL", ENV, "jdbc:postgresql://127.0.0.1:5432/test?user=postgres", url -> {
+            TestPostgres env = new TestPostgres(url, "env", null);
+            env.execute("SELECT 1");
+            return env;
+        }, () -> PostgresContainer.start(), "embedded PostgreSQL", () -> Embedded.start());
     }
 
     /** Kept in its own class so Testcontainers is loaded only when a Docker engine answers. */

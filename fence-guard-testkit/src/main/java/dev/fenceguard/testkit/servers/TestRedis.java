@@ -2,8 +2,6 @@ package dev.fenceguard.testkit.servers;
 
 import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
 
 /**
@@ -65,35 +63,17 @@ public final class TestRedis {
     }
 
     private static TestRedis find() {
-        List<String> attempts = new ArrayList<>();
-        String url = System.getenv(ENV);
-        if (url != null && !url.isBlank()) {
-            URI uri = URI.create(url.trim());
+        return ServerSearch.find("Redis", ENV, "redis://127.0.0.1:6379", url -> {
+            URI uri = URI.create(url);
             int port = uri.getPort() > 0 ? uri.getPort() : 6379;
             if (Ports.awaitListening(port, Duration.ofSeconds(2)) || !"127.0.0.1".equals(uri.getHost())) {
                 return new TestRedis(uri, "env", null);
             }
-            attempts.add(ENV + "=" + url + ": nothing listens there");
-        } else {
-            attempts.add(ENV + " is not set");
-        }
-        String docker = Docker.unavailableReason();
-        if (docker == null) {
-            try {
-                return RedisContainer.start();
-            } catch (RuntimeException | LinkageError e) {
-                attempts.add("Testcontainers: " + e);
-            }
-        } else {
-            attempts.add("Testcontainers: " + docker);
-        }
-        try {
+            throw new IllegalStateException("nothing listens there");
+        }, () -> RedisContainer.start(), "redis-server", () -> {
             RedisServers.Server server = RedisServers.start();
             return new TestRedis(server.uri(), "redis-server", server);
-        } catch (RuntimeException e) {
-            attempts.add("redis-server: " + e.getMessage());
-        }
-        throw new ServerUnavailableException("Redis", ENV, "redis://127.0.0.1:6379", attempts);
+        });
     }
 
     private static final class RedisContainer {
