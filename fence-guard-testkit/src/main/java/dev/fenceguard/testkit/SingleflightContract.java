@@ -138,7 +138,9 @@ public abstract class SingleflightContract {
         FlightStore store = store();
         LockKey k = LockKey.of(key("retention"));
         get(store.begin(k, 1, CALL));
-        assertThat(get(store.publish(k, 1, utf8("brief"), Duration.ofMillis(300), CALL)).isApplied()).isTrue();
+        // 2 s: the read right after the publish must come inside it even on a loaded machine (with 300 ms a
+        // slow round trip could already miss it); the loop below then waits it out.
+        assertThat(get(store.publish(k, 1, utf8("brief"), Duration.ofSeconds(2), CALL)).isApplied()).isTrue();
         assertThat(get(store.read(k, CALL))).isPresent();
         // Waiting for the server's clock to pass the retention: each read is a round trip, so this never spins.
         long guard = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
