@@ -28,6 +28,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -56,7 +57,10 @@ import org.postgresql.ds.PGSimpleDataSource;
  * on both sides of the socket) and not a first time.
  *
  * <p>System properties of the children: {@code firstcall.pause.ms} (default 500), the pause between setup
- * (and warm-up) and the first call; {@code firstcall.pool} (default 2), the size of the PostgreSQL pool.
+ * (and warm-up) and the first call; {@code firstcall.pool} (default 2), the size of the PostgreSQL pool;
+ * {@code firstcall.warmup.rounds} (default 1), how many times the warm-up runs. Set on the parent, they
+ * pass to every child, as do the JVM options in {@code firstcall.jvm.args} (say {@code -Xint});
+ * {@code firstcall.echo=true} prints the children's output.
  * Of the parent: {@code firstcall.scenarios}, a comma-separated subset of the scenarios to run;
  * {@code firstcall.compare}, the class path of another build (say, the last release's jars), whose
  * children run alternately with this build's, so that both meet the same machine load.
@@ -101,7 +105,7 @@ public final class FirstCallBenchmark {
                 }
             };
             Map<String, String[]> scenarios = new LinkedHashMap<>();
-            for (String s : List.of("pg-plain-update", "pg-acquire", "pg-acquire-warmed", "pg-write", "pg-write-warmed")) {
+            for (String s : List.of("pg-plain-update", "pg-plain-update-warmed", "pg-acquire", "pg-acquire-warmed", "pg-write", "pg-write-warmed")) {
                 scenarios.put(s, pgArgs);
             }
             for (String s : List.of("redis-plain-set", "redis-acquire", "redis-acquire-warmed", "redis-write", "redis-write-warmed")) {
@@ -155,8 +159,16 @@ public final class FirstCallBenchmark {
 
     /** Runs one child JVM; its last line is {@code RESULT first-ms warm-ms warm-up-ms second-ms after-pause-ms}. */
     private static double[] runChild(String scenario, String[] settings, String classPath) throws Exception {
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-cp", classPath,
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", FirstCallBenchmark.class.getName(), "child", scenario));
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
+        String jvmArgs = System.getProperty("firstcall.jvm.args", "").strip(); // say -Xint, for experiments
+        if (!jvmArgs.isEmpty()) {
+            command.addAll(List.of(jvmArgs.split("\\s+")));
+        }
+        // The children's own settings (firstcall.pause.ms, firstcall.pool, firstcall.warmup.rounds) pass through.
+        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("firstcall.")).sorted()
+                .forEach(k -> command.add("-D" + k + "=" + System.getProperty(k)));
+        command.addAll(List.of("-cp", classPath, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                FirstCallBenchmark.class.getName(), "child", scenario));
         command.addAll(List.of(settings));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String result = null;
@@ -164,6 +176,9 @@ public final class FirstCallBenchmark {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line; (line = r.readLine()) != null; ) {
                 output.append(line).append('\n');
+                if (Boolean.getBoolean("firstcall.echo")) { // the children's output, say with -Xlog:class+load
+                    System.out.println("  [" + scenario + "] " + line);
+                }
                 if (line.startsWith("RESULT ")) {
                     result = line;
                 }
@@ -215,7 +230,16 @@ public final class FirstCallBenchmark {
                 switch (kind) {
                     case "pg-plain-update" -> {
                         String[] statuses = texts("plain ");
-                        time(null, i -> {
+                        // Warmed, the driver's baseline for fence-guard's warm-up: the same statement, run once
+                        // with a NULL id (no row matches), as FencedWriter.warmUp runs its UPDATE.
+                        time(warmed ? () -> {
+                            try (Connection c = pool.getConnection();
+                                    PreparedStatement ps = c.prepareStatement("UPDATE orders SET status = ? WHERE id = ?")) {
+                                ps.setString(1, "");
+                                ps.setNull(2, Types.BIGINT);
+                                ps.executeUpdate();
+                            }
+                        } : null, i -> {
                             try (Connection c = pool.getConnection();
                                     PreparedStatement ps = c.prepareStatement("UPDATE orders SET status = ? WHERE id = ?")) {
                                 ps.setString(1, statuses[i]);
@@ -312,7 +336,9 @@ public final class FirstCallBenchmark {
         double warmUpMs = 0;
         if (warmUp != null) {
             long t0 = System.nanoTime();
-            warmUp.run();
+            for (int r = Integer.getInteger("firstcall.warmup.rounds", 1); r > 0; r--) {
+                warmUp.run();
+            }
             warmUpMs = (System.nanoTime() - t0) / 1e6;
         }
         // A service's first request comes some time after startup; the pause lets the JIT compiler threads

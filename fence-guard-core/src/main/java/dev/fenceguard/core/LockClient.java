@@ -69,8 +69,8 @@ public final class LockClient {
      * Gets this client and its backend ready for the first real call; run it at startup, so that the
      * first request does not pay for loading classes, connecting, loading scripts or preparing
      * statements. Takes no lock a user key can name and leaves nothing behind; see
-     * {@link AsyncLockClient#warmUp()} and the backend's documentation.
-     * Idempotent; bounded by the call timeout.
+     * {@link AsyncLockClient#warmUp()} (which runs five rounds) and the backend's documentation.
+     * Idempotent; each round bounded by the call timeout.
      *
      * @throws FenceGuardException if the backend fails ({@code UNAVAILABLE} when the server cannot be
      *     reached) or is not ready within the call timeout ({@code TIMEOUT})
@@ -78,12 +78,14 @@ public final class LockClient {
      */
     public void warmUp() {
         // The blocking face's own code, on the in-memory backend of the asynchronous face's dry run.
-        LockClient dry = new LockClient(async.dryRun());
-        dry.tryAcquire(AsyncLockClient.WARM_UP, AsyncLockClient.DRY_TTL).ifPresent(lease -> {
-            dry.extend(lease, AsyncLockClient.DRY_TTL);
-            lease.close();
-        });
-        dry.lookup(AsyncLockClient.WARM_UP);
+        for (int i = 0; i < AsyncLockClient.WARM_UP_ROUNDS; i++) {
+            LockClient dry = new LockClient(async.dryRun());
+            dry.tryAcquire(AsyncLockClient.WARM_UP, AsyncLockClient.DRY_TTL).ifPresent(lease -> {
+                dry.extend(lease, AsyncLockClient.DRY_TTL);
+                lease.close();
+            });
+            dry.lookup(AsyncLockClient.WARM_UP);
+        }
         Calls.awaitUninterruptibly(async.warmUp().toCompletableFuture(), (String) null, AsyncLockClient.WARM_UP);
     }
 

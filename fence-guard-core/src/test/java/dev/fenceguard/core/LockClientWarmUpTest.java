@@ -43,7 +43,7 @@ class LockClientWarmUpTest {
         client.warmUp();
         client.async().warmUp().toCompletableFuture().join();
 
-        assertThat(backend.warmUps).as("backend warm-ups, one per client warm-up").hasValue(3);
+        assertThat(backend.warmUps).as("backend warm-ups, five rounds per client warm-up").hasValue(3 * 5);
         assertThat(backend.calls).as("lock calls that reached the user's backend").isEmpty();
         assertThat(meters.getMeters()).as("meters registered by warm-ups").isEmpty();
         TestObservationRegistryAssert.assertThat(observations).doesNotHaveAnyObservation();
@@ -62,6 +62,7 @@ class LockClientWarmUpTest {
             assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
             assertThat(e.getMessage()).contains("server down");
         });
+        assertThat(backend.warmUps).as("the first failed round ends the warm-up").hasValue(1);
         assertThatThrownBy(() -> client.async().warmUp().toCompletableFuture().join()).isInstanceOf(CompletionException.class)
                 .cause().isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
     }

@@ -79,9 +79,9 @@ public final class FencedRedis {
      * {@code SCRIPT LOAD} of the {@link #set}, {@link #hset}, {@link #delete} and {@link #claim} scripts, so
      * the first write is one EVALSHA instead of a NOSCRIPT answer and a full EVAL (loading a script
      * writes no key), and the names of fence keys for every Cluster slot, found once per process. Then
-     * the client's code of a {@link #set} runs once, with a script sent exactly as the set script is
+     * the client's code of a {@link #set} runs five times, with a script sent exactly as the set script is
      * that reads the fence key of {@code warm-up} and answers "applied" without writing. Idempotent;
-     * bounded by the write timeout. (Scripts given to {@link #eval} are loaded on their first call.)
+     * bounded, as a whole, by the write timeout. (Scripts given to {@link #eval} are loaded on their first call.)
      *
      * @throws dev.fenceguard.core.FenceGuardException {@code UNAVAILABLE} if Redis cannot be reached,
      *     {@code TIMEOUT} if it does not answer within the write timeout
