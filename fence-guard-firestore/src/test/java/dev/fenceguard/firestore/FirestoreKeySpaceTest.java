@@ -183,7 +183,7 @@ class FirestoreKeySpaceTest {
     @Test
     void refusalComesBeforeAnyIo() throws Exception {
         // nothing listens on this port: a call that did any I/O would fail with UNAVAILABLE or hang, never throw this
-        try (Firestore nowhere = FirestoreOptions.newBuilder().setProjectId("keyspace-offline").setEmulatorHost("127.0.0.1:" + Ports.free())
+        try (Firestore nowhere = FirestoreOptions.newBuilder().setProjectId("keyspace-offline").setEmulatorHost("127.0.0.1:" + Ports.refused())
                 .setCredentials(new FirestoreOptions.EmulatorCredentials()).build().getService()) {
             FencedFirestore fenced = FenceGuardFirestore.builder(nowhere).build().fencedWrites();
             DocumentReference lockDoc = nowhere.collection(LockCollections.DEFAULT).document("korders");

@@ -60,7 +60,7 @@ class FirestoreWarmUpTest {
 
     @Test
     void warmUpWithNoServerFailsWithAMappedError() throws Exception {
-        try (Firestore nowhere = FirestoreOptions.newBuilder().setProjectId("warmup-offline").setEmulatorHost("127.0.0.1:" + Ports.free())
+        try (Firestore nowhere = FirestoreOptions.newBuilder().setProjectId("warmup-offline").setEmulatorHost("127.0.0.1:" + Ports.refused())
                 .setCredentials(new FirestoreOptions.EmulatorCredentials()).build().getService()) {
             FenceGuardFirestore firestore = FenceGuardFirestore.builder(nowhere).withWriteTimeout(Duration.ofSeconds(2))
                     .withMetrics(LockMetrics.none()).build();

@@ -87,8 +87,8 @@ class FenceGuardRedisTest {
 
     @Test
     void badSettingsAreRefusedBeforeConnectingAndSayWhatWasGiven() {
-        RedisClient nowhere = RedisClient.create(RedisURI.create("redis://127.0.0.1:" + Ports.free()));
-        RedisClusterClient nowhereCluster = RedisClusterClient.create(RedisURI.create("redis://127.0.0.1:" + Ports.free()));
+        RedisClient nowhere = RedisClient.create(RedisURI.create("redis://127.0.0.1:" + Ports.refused()));
+        RedisClusterClient nowhereCluster = RedisClusterClient.create(RedisURI.create("redis://127.0.0.1:" + Ports.refused()));
         try {
             FenceGuardRedis.Builder b = FenceGuardRedis.builder(nowhere);
             assertThatThrownBy(() -> b.withWriteTimeout(Duration.ZERO)).as("write timeout 0")

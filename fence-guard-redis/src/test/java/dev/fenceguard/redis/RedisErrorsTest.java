@@ -24,7 +24,7 @@ class RedisErrorsTest {
 
     @Test
     void connectionRefusedIsUnavailable() {
-        RedisClient client = RedisClient.create(RedisURI.create("redis://127.0.0.1:" + Ports.free()));
+        RedisClient client = RedisClient.create(RedisURI.create("redis://127.0.0.1:" + Ports.refused()));
         try {
             assertThatThrownBy(() -> FenceGuardRedis.builder(client).build())
                     .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));

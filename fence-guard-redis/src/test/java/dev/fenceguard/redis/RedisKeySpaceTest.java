@@ -180,7 +180,7 @@ class RedisKeySpaceTest {
     @Test
     void aFenceKeyPrefixEqualToALockKeyPrefixIsRefusedBeforeConnecting() {
         // A client of a port where nothing listens: a refusal that came after connecting would be UNAVAILABLE.
-        RedisClient nowhere = RedisClient.create(RedisURI.create("redis://127.0.0.1:" + Ports.free()));
+        RedisClient nowhere = RedisClient.create(RedisURI.create("redis://127.0.0.1:" + Ports.refused()));
         try {
             assertThatThrownBy(() -> FenceGuardRedis.builder(nowhere).withFenceKeyPrefix("fg:").build()).as("fence prefix = default key prefix")
                     .isInstanceOf(IllegalArgumentException.class)

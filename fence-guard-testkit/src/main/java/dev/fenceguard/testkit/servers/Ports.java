@@ -23,6 +23,42 @@ public final class Ports {
     }
 
     /**
+     * A loopback port that nothing listened on a moment ago, for tests that need a connection refused
+     * ("the server is down"). It lies below the machine's ephemeral port range, unlike {@link #free()}'s:
+     * in that range any process's next {@code connect} or {@code bind(0)} may take the port, and a
+     * loopback connect can even pick the very port it dials as its own source and connect to itself
+     * (TCP simultaneous open), so "refused" would not be certain.
+     *
+     * @since 0.3
+     */
+    public static int refused() {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        int below = Math.max(ephemeralLow(), 11_024);
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int port = random.nextInt(10_000, below);
+            if (isFree(port)) {
+                return port;
+            }
+        }
+        throw new IllegalStateException("no free loopback port below " + below + " after 200 tries");
+    }
+
+    /** The lowest ephemeral port (Linux: ip_local_port_range); 32768, the common default, where unknown. */
+    static int ephemeralLow() {
+        try {
+            // Read as a stream: Files.readString trusts the size the file system reports, and on some kernels
+            // (seen here) a /proc file reports a size that cuts "32768\t60999" to "3".
+            String range;
+            try (java.io.InputStream in = java.nio.file.Files.newInputStream(java.nio.file.Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
+                range = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+            }
+            return Integer.parseInt(range.strip().split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return 32_768;
+        }
+    }
+
+    /**
      * A port that is free together with {@code port + offset} (Redis Cluster's bus port is the data
      * port + 10000, so the data port must stay below 55536).
      */

@@ -338,7 +338,7 @@ class FenceGuardAutoConfigurationTest {
     @Test
     void healthIsDownWithTheErrorCodeWhenTheBackendDoesNotAnswer() {
         PGSimpleDataSource nowhere = new PGSimpleDataSource();
-        nowhere.setURL("jdbc:postgresql://127.0.0.1:" + Ports.free() + "/test?user=postgres&connectTimeout=2");
+        nowhere.setURL("jdbc:postgresql://127.0.0.1:" + Ports.refused() + "/test?user=postgres&connectTimeout=2");
         runner.withBean("dataSource", DataSource.class, () -> nowhere).withPropertyValues("fence-guard.postgresql.verify-table=false")
                 .run(ctx -> {
                     Health health = ctx.getBean(FenceGuardHealthIndicator.class).health();
