@@ -47,7 +47,9 @@ import org.postgresql.ds.PGSimpleDataSource;
  * median first call with its spread (min .. max) and the median warm call, across JVMs.
  *
  * <p>Baselines in the same run: the driver's own first plain statement (a prepared {@code UPDATE} on a
- * pooled pgjdbc connection; a Lettuce {@code SET}). Redis runs on a private server
+ * pooled pgjdbc connection; a Lettuce {@code SET}), and for the warmed scenarios pgjdbc's {@code UPDATE} after
+ * one run of it with a NULL id ({@code pg-plain-update-warmed}, the driver's side of
+ * {@code FencedWriter.warmUp}). Redis runs on a private server
  * ({@link RedisServers#start}) whose script cache is flushed before every child, so that every child is
  * a first start against a server that has never seen the scripts; PostgreSQL on
  * {@link TestPostgres#server()}, in a schema of its own that is dropped at the end.

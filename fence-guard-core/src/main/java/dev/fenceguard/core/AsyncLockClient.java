@@ -95,9 +95,9 @@ public final class AsyncLockClient implements Lease.Owner {
      * operations once on a private in-memory backend (so its classes are loaded and its code linked,
      * with nothing measured or observed), then the backend connects, loads its scripts and prepares its
      * statements ({@link LockBackend#warmUp}). Takes no lock a user key can name and leaves nothing
-     * behind; each backend's documentation says what it sends. All of this runs five times in a row
-     * (the second to fifth runs take what is left of the first-call cost: pgjdbc's server-side prepared
-     * statements, the first compilations). Idempotent; safe to call while other calls run. Each run of
+     * behind; each backend's documentation says what it sends. All of this runs five times in a row:
+     * the later runs take part of what one run leaves to the first real call (on PostgreSQL, pgjdbc's
+     * switch to server-side prepared statements at a statement's fifth run on a connection). Idempotent; safe to call while other calls run. Each run of
      * the backend's part is bounded by the call timeout; the first failure ends the warm-up.
      *
      * @return a stage that completes when the backend is ready; it fails with a
