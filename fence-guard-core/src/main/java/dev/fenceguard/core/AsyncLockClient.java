@@ -4,6 +4,7 @@ import dev.fenceguard.core.internal.Backoff;
 import dev.fenceguard.core.internal.Checks;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.internal.Redacted;
+import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import dev.fenceguard.core.spi.LockBackend;
 import java.time.Duration;
@@ -50,14 +51,6 @@ public final class AsyncLockClient implements Lease.Owner {
     private static final int MAX_WARNED_KEYS = 10_000;
     static final String WARM_UP = "warm-up";
     static final Duration DRY_TTL = Duration.ofSeconds(1);
-    /**
-     * How many times a warm-up runs each call, not once: measured in fresh JVMs (docs/BENCHMARKS.md,
-     * "Five warm-up rounds"), five rounds took the first acquisition after a warm-up from 2.5x to 1.6x a
-     * warm one on PostgreSQL (from its fifth run of a statement on a connection pgjdbc uses a server-side
-     * prepared statement, as the warm calls do) and from 2.9x to 2.3x on Redis, for about 40 ms (PostgreSQL)
-     * and 25 ms (Redis) more at startup.
-     */
-    static final int WARM_UP_ROUNDS = 5;
     /** Keys already warned about for high fences: "once per key per process", bounded. */
     private static final Set<LockKey> WARNED_KEYS = ConcurrentHashMap.newKeySet();
 
@@ -95,10 +88,11 @@ public final class AsyncLockClient implements Lease.Owner {
      * operations once on a private in-memory backend (so its classes are loaded and its code linked,
      * with nothing measured or observed), then the backend connects, loads its scripts and prepares its
      * statements ({@link LockBackend#warmUp}). Takes no lock a user key can name and leaves nothing
-     * behind; each backend's documentation says what it sends. All of this runs five times in a row:
-     * the later runs take part of what one run leaves to the first real call (on PostgreSQL, pgjdbc's
-     * switch to server-side prepared statements at a statement's fifth run on a connection). Idempotent; safe to call while other calls run. Each run of
-     * the backend's part is bounded by the call timeout; the first failure ends the warm-up.
+     * behind; each backend's documentation says what it sends. All of this runs five times in a
+     * row: the later runs take part of what one run leaves to the first real call (on PostgreSQL,
+     * pgjdbc's switch to server-side prepared statements at a statement's fifth run on a connection).
+     * Idempotent; safe to call while other calls run. Each run of the backend's part is bounded by the
+     * call timeout; the first failure ends the warm-up.
      *
      * @return a stage that completes when the backend is ready; it fails with a
      *     {@link FenceGuardException} ({@code UNAVAILABLE} if the server cannot be reached,
@@ -106,11 +100,7 @@ public final class AsyncLockClient implements Lease.Owner {
      * @since 0.3
      */
     public CompletionStage<Void> warmUp() {
-        CompletionStage<Void> rounds = CompletableFuture.completedFuture(null);
-        for (int i = 0; i < WARM_UP_ROUNDS; i++) {
-            rounds = rounds.thenCompose(done -> warmUpRound());
-        }
-        return rounds;
+        return WarmUps.rounds(CompletableFuture.completedFuture(null), this::warmUpRound);
     }
 
     /** One round of {@link #warmUp()}: the dry run, then the backend's warm-up. */

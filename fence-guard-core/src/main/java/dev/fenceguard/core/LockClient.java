@@ -2,6 +2,7 @@ package dev.fenceguard.core;
 
 import dev.fenceguard.core.internal.Backoff;
 import dev.fenceguard.core.internal.Checks;
+import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.spi.LockBackend;
 import java.time.Duration;
 import java.util.Collection;
@@ -78,7 +79,7 @@ public final class LockClient {
      */
     public void warmUp() {
         // The blocking face's own code, on the in-memory backend of the asynchronous face's dry run.
-        for (int i = 0; i < AsyncLockClient.WARM_UP_ROUNDS; i++) {
+        for (int i = 0; i < WarmUps.ROUNDS; i++) {
             LockClient dry = new LockClient(async.dryRun());
             dry.tryAcquire(AsyncLockClient.WARM_UP, AsyncLockClient.DRY_TTL).ifPresent(lease -> {
                 dry.extend(lease, AsyncLockClient.DRY_TTL);

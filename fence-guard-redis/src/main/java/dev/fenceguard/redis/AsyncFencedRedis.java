@@ -6,6 +6,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.spi.WriteObservation;
 import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.redis.internal.RedisHandle;
@@ -66,7 +67,6 @@ public final class AsyncFencedRedis {
     private static final Script WARM_UP_SET = Script.load("fenced_set_warm_up");
     /** The data key of the warm-up's set: it has no brace, so it is in none of fence-guard's key spaces. */
     private static final String WARM_UP_KEY = "warm-up";
-    private static final int WARM_UP_ROUNDS = 5;
     private static final String PRELUDE = resource("fenced_eval_prelude.lua");
     private static final String EPILOGUE = resource("fenced_eval_epilogue.lua");
 
@@ -241,13 +241,10 @@ public final class AsyncFencedRedis {
     public CompletionStage<Void> warmUp() {
         RedisKeys.fillSlotTags();
         String key = checkKey(WARM_UP_KEY); // the checks of every write, on a key no key space of fence-guard's holds
-        CompletableFuture<?> call = redis.load(null, SET, HSET, DEL, CLAIM, WARM_UP_SET);
-        // Five runs of the set path, not one, as LockClient.warmUp does: the later runs took the first real
-        // SET after a warm-up from 2.3x to 1.7x a warm one (docs/BENCHMARKS.md, "Five warm-up rounds").
-        for (int i = 0; i < WARM_UP_ROUNDS; i++) {
-            call = call.thenCompose(done -> setting(WARM_UP_SET, key, null, "", FenceToken.of(1)).get());
-        }
-        return bounded(call.thenApply(applied -> (Void) null), null, "warm-up");
+        // The scripts loaded once, then the set path run in rounds, as LockClient.warmUp does (WarmUps.ROUNDS).
+        CompletableFuture<Void> call = WarmUps.rounds(redis.load(null, SET, HSET, DEL, CLAIM, WARM_UP_SET),
+                () -> setting(WARM_UP_SET, key, null, "", FenceToken.of(1)).get());
+        return bounded(call, null, "warm-up");
     }
 
     /** The data key and its fence key: the {@code KEYS} of every built-in fenced script. */
