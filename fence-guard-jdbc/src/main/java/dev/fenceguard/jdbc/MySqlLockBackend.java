@@ -270,22 +270,15 @@ public final class MySqlLockBackend implements LockBackend {
      */
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {
-        return calls.submit(null, "warm-up on " + table, timeout, (c, left) -> {
-            boolean autoCommit = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try {
-                LockId holder = LockId.random();
-                Duration ttl = Duration.ofSeconds(1);
-                return acquire(c, WARM_UP_KEY, "", holder, ttl).isPresent()
-                        & acquire(c, WARM_UP_KEY, "", LockId.random(), ttl).isEmpty()
-                        & extend(c, WARM_UP_KEY, holder, ttl).isPresent()
-                        & lookup(c, left, WARM_UP_KEY).isPresent()
-                        & release(c, WARM_UP_KEY, holder);
-            } finally {
-                c.rollback(); // the point: nothing of the warm-up is kept
-                c.setAutoCommit(autoCommit);
-            }
-        }, null).thenApply(allRan -> null);
+        return calls.submit(null, "warm-up on " + table, timeout, BoundedJdbc.rolledBack((c, left) -> {
+            LockId holder = LockId.random();
+            Duration ttl = Duration.ofSeconds(1);
+            return acquire(c, WARM_UP_KEY, "", holder, ttl).isPresent()
+                    & acquire(c, WARM_UP_KEY, "", LockId.random(), ttl).isEmpty()
+                    & extend(c, WARM_UP_KEY, holder, ttl).isPresent()
+                    & lookup(c, left, WARM_UP_KEY).isPresent()
+                    & release(c, WARM_UP_KEY, holder);
+        }), null).thenApply(allRan -> null);
     }
 
     /** The internal key of warm-ups: no {@link LockKey} is empty. */

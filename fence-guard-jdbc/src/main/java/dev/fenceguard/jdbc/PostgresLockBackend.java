@@ -187,31 +187,24 @@ public final class PostgresLockBackend implements LockBackend {
      */
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {
-        return calls.submit(null, "warm-up on " + table, timeout, (c, left) -> {
-            boolean autoCommit = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try {
-                LockId holder = LockId.random();
-                Duration ttl = Duration.ofSeconds(1);
-                undoLateGrant(WARM_UP_LOCK_KEY, holder, timeout); // links the lambda; a warm-up grant is never late
-                // One answer that takes the server a moment, so that this thread waits on the socket once:
-                // on a virtual thread (the default executor) the first such wait of the process starts the
-                // JDK's I/O poller (several ms), which the first real call paid when the warm-up's own
-                // answers happened to be there before they were read.
-                try (Statement st = c.createStatement()) {
-                    st.execute("SELECT pg_sleep(0.005)");
-                }
-                boolean allRan = acquireWork(WARM_UP_KEY, holder, ttl).apply(c, left).isPresent()
-                        & acquireWork(WARM_UP_KEY, LockId.random(), ttl).apply(c, left).isEmpty()
-                        & extendWork(WARM_UP_KEY, holder, ttl).apply(c, left).isPresent()
-                        & lookupWork(WARM_UP_KEY, WARM_UP_LOCK_KEY).apply(c, left).isPresent()
-                        & releaseWork(WARM_UP_KEY, holder).apply(c, left);
-                return allRan;
-            } finally {
-                c.rollback(); // the point: nothing of the warm-up is kept
-                c.setAutoCommit(autoCommit);
+        return calls.submit(null, "warm-up on " + table, timeout, BoundedJdbc.rolledBack((c, left) -> {
+            LockId holder = LockId.random();
+            Duration ttl = Duration.ofSeconds(1);
+            undoLateGrant(WARM_UP_LOCK_KEY, holder, timeout); // links the lambda; a warm-up grant is never late
+            // One answer that takes the server a moment, so that this thread waits on the socket once:
+            // on a virtual thread (the default executor) the first such wait of the process starts the
+            // JDK's I/O poller (several ms), which the first real call paid when the warm-up's own
+            // answers happened to be there before they were read.
+            try (Statement st = c.createStatement()) {
+                st.execute("SELECT pg_sleep(0.005)");
             }
-        }, null).thenApply(allRan -> null);
+            boolean allRan = acquireWork(WARM_UP_KEY, holder, ttl).apply(c, left).isPresent()
+                    & acquireWork(WARM_UP_KEY, LockId.random(), ttl).apply(c, left).isEmpty()
+                    & extendWork(WARM_UP_KEY, holder, ttl).apply(c, left).isPresent()
+                    & lookupWork(WARM_UP_KEY, WARM_UP_LOCK_KEY).apply(c, left).isPresent()
+                    & releaseWork(WARM_UP_KEY, holder).apply(c, left);
+            return allRan;
+        }), null).thenApply(allRan -> null);
     }
 
     /** The internal key of warm-ups: no {@link LockKey} is empty. */

@@ -254,6 +254,23 @@ public final class BoundedJdbc {
                 key, lockId.redacted(), error == null ? released : Redacted.describe(error)));
     }
 
+    /**
+     * {@code work} in a transaction that is always rolled back, the connection's auto-commit restored
+     * afterwards: the lock backends' warm-ups, which run real statements and must keep nothing.
+     */
+    public static <T> Work<T> rolledBack(Work<T> work) {
+        return (c, left) -> {
+            boolean autoCommit = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try {
+                return work.apply(c, left);
+            } finally {
+                c.rollback(); // the point: nothing of the work is kept
+                c.setAutoCommit(autoCommit);
+            }
+        };
+    }
+
     private static void rollbackQuietly(Connection c) {
         try {
             c.rollback();
