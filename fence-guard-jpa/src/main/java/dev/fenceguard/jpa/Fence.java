@@ -17,13 +17,16 @@ import java.lang.annotation.Target;
  * class Order {
  *     @Id Long id;
  *     String status;
- *     @Fence @Column(name = "fence_token") Long fenceToken;
+ *     @Fence @Column(name = "fence_token", updatable = false) Long fenceToken;
  *     @Tombstone Boolean deleted;
  * }
  * }</pre>
  *
- * <p>Your own code should not set the attribute: fence-guard's writes set it, in the same statement
- * as the data they change.
+ * <p>The column must be mapped {@code updatable = false}: Hibernate's own flush of a changed instance
+ * writes every updatable column, and would put the old fence an instance was loaded with back over a
+ * newer one. fence-guard's statements still write it; a definition whose fence Hibernate's flush writes
+ * is refused when bound ({@link FencedEntity#on}). Your own code should not set the attribute:
+ * fence-guard's writes set it, in the same statement as the data they change.
  *
  * @since 0.3
  */

@@ -37,7 +37,8 @@ import java.util.Optional;
  * <p>Requirements: Hibernate ORM 7 as the JPA provider (upserts and tombstone rows are HQL
  * {@code insert .. on conflict}); a single-attribute id whose column is the primary key or unique;
  * the fence attribute a {@code Long}/{@code long} ({@code BIGINT}) or {@code String} ({@code CHAR(15)},
- * the 15-digit text form); the tombstone attribute, if any, a {@code Boolean}/{@code boolean}. An
+ * the 15-digit text form), mapped {@code @Column(updatable = false)} so that Hibernate's own flush never
+ * writes it (see {@link Fence}); the tombstone attribute, if any, a {@code Boolean}/{@code boolean}. An
  * entity with a numeric {@code @Version} gets its version raised by every fenced write, so an instance
  * loaded before the write fails its own optimistic check instead of overwriting the fenced row; both
  * checks hold, neither replaces the other (see {@code docs/jpa.md}).
@@ -111,8 +112,10 @@ public final class FencedEntity<T> {
     /**
      * Writes through {@code entityManager}, in the transaction it has joined (a Spring
      * {@code @Transactional} method, or {@code getTransaction().begin()}); never commits or rolls back.
-     * After a write that changed a row, the instance of that row managed by {@code entityManager}, if
-     * any, is refreshed (or detached, after a delete), so that it is not flushed over the fenced row.
+     * The instance of the written row that {@code entityManager} manages, if any, is kept out of
+     * Hibernate's flushes during the write (its pending changes are written by the fenced statement, or
+     * not at all), and refreshed after it whatever the outcome (detached after an applied delete), so
+     * that it is never flushed over the fenced row.
      *
      * @throws IllegalArgumentException if the entity manager's metamodel does not map the entity as this
      *     definition requires (see the class comment)

@@ -7,16 +7,16 @@ import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.jpa.internal.EntityMapping;
 import dev.fenceguard.jpa.internal.JpaErrors;
 import dev.fenceguard.jpa.internal.JpaTarget;
+import dev.fenceguard.jpa.internal.ManagedRow;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.Query;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import org.hibernate.engine.spi.SharedSessionContractImplementor;
-import org.hibernate.persister.entity.EntityPersister;
 
 /**
  * Fenced writes to one {@link FencedEntity}, on one entity manager or factory (see
@@ -33,13 +33,19 @@ import org.hibernate.persister.entity.EntityPersister;
  * also before any statement). Database errors are {@link FenceGuardException}s with a code mapped from
  * the SQLSTATE, and messages that never quote row contents.
  *
- * <p><b>The persistence context.</b> A bulk statement bypasses the entity manager's instances. Under
- * Hibernate's default flush mode (AUTO), pending changes of instances of the entity are flushed before
- * the statement. After a write that changed a row, the instance of that row the caller's entity
- * manager manages, if any, is refreshed from the database (one more read), or, after a delete,
- * detached, so a later flush cannot write its old fence and data over the fenced row. Other entity
- * managers' instances are not touched: give the entity a {@code @Version} so that theirs fail their
- * optimistic check.
+ * <p><b>The persistence context.</b> On a caller's entity manager, the instance of the written row it
+ * manages, if any, never reaches the row by a plain flush. Hibernate would flush its pending changes
+ * ahead of the bulk statement (flush mode AUTO) with an {@code UPDATE} that checks no fence: a zombie's
+ * changed instance would overwrite the successor's row before its own write is judged. So the instance
+ * is held out of flushes for the write, and its pending changes to basic attributes are written by the
+ * fenced statement itself, beside the values given (which win where both set an attribute): under the
+ * fence, or not at all. A delete drops them; pending changes to an association or embeddable are refused
+ * ({@link IllegalStateException}, before any statement). After the write, whatever its outcome, the
+ * instance is refreshed from the row (one more read), or detached after an applied delete, so a refused
+ * write's changes are not flushed at commit either. Other instances of the entity are flushed by
+ * Hibernate as usual. Other entity managers' instances are not touched: their flush is an ordinary,
+ * unfenced write, which cannot lower the fence (the column is not updatable) but can overwrite data;
+ * give the entity a {@code @Version} so that theirs fail their optimistic check.
  *
  * <p>Immutable and thread-safe when built on an {@code EntityManagerFactory}; on an
  * {@code EntityManager}, as thread-safe as the entity manager (Spring's shared one is).
@@ -173,21 +179,33 @@ public final class FencedEntityWriter<T> {
         Objects.requireNonNull(fence, "fence");
         target.requireTransaction(op.description);
         String resource = m.resource(k);
-        List<String> attributes = new ArrayList<>(values.keySet());
-        List<Object> bound = new ArrayList<>(values.values());
         Object encoded = m.rule().encode(fence);
         return m.rule().observe(m.name(), op.observed, fence, () -> {
             try {
                 return target.run(em -> {
-                    Statements s = new Statements(em, k, encoded, bound);
-                    for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-                        Optional<WriteOutcome> out = attempt(op, s, attributes, fence, resource);
-                        if (out.isPresent()) {
-                            return out.get();
-                        }
+                    // Before any statement: the caller's managed instance of this row must not be flushed
+                    // by Hibernate ahead of the fenced statement; its pending changes ride in it instead.
+                    ManagedRow managed = target.shared() ? ManagedRow.take(em, m, k) : ManagedRow.none();
+                    Map<String, Object> all = values;
+                    if (op != Operation.DELETE && !managed.pending().isEmpty()) {
+                        all = new LinkedHashMap<>(managed.pending());
+                        all.putAll(values); // the values given win over the instance's
                     }
-                    throw new FenceGuardException(ErrorCode.UNAVAILABLE, resource, op.description + " gave up after " + MAX_ATTEMPTS
-                            + " attempts: the row kept changing between statements");
+                    Statements s = new Statements(em, k, encoded, new ArrayList<>(all.values()));
+                    List<String> attributes = new ArrayList<>(all.keySet());
+                    WriteOutcome out = null;
+                    try {
+                        for (int attempt = 1; attempt <= MAX_ATTEMPTS && out == null; attempt++) {
+                            out = attempt(op, s, attributes, fence, resource).orElse(null);
+                        }
+                        if (out == null) {
+                            throw new FenceGuardException(ErrorCode.UNAVAILABLE, resource, op.description + " gave up after " + MAX_ATTEMPTS
+                                    + " attempts: the row kept changing between statements");
+                        }
+                        return out;
+                    } finally {
+                        managed.release(out, op == Operation.DELETE);
+                    }
                 });
             } catch (RuntimeException e) {
                 throw JpaErrors.map(e, resource, op.description);
@@ -199,12 +217,11 @@ public final class FencedEntityWriter<T> {
     private Optional<WriteOutcome> attempt(Operation op, Statements s, List<String> attributes, FenceToken fence, String resource) {
         String first = switch (op) {
             case UPDATE -> m.update(attributes, true);
-            case CLAIM -> m.update(List.of(), true);
+            case CLAIM -> m.update(attributes, true); // no values, unless the managed instance had pending changes
             case UPSERT -> m.upsert(attributes);
             case DELETE -> m.markDeleted();
         };
         if (s.execute(first, true) > 0) {
-            s.sync(op == Operation.DELETE);
             return Optional.of(new WriteOutcome.Applied(resource, fence.value()));
         }
         EntityMapping.Row row = s.read();
@@ -259,28 +276,6 @@ public final class FencedEntityWriter<T> {
         EntityMapping.Row read() {
             List<?> rows = em.createQuery(m.read()).setParameter("id", id).getResultList();
             return rows.isEmpty() ? null : m.row(rows.getFirst());
-        }
-
-        /**
-         * Keeps the caller's persistence context in step with the row just written: its managed instance
-         * of the row, if any, still holds the old fence and data, and would write them back at the next
-         * flush (Hibernate updates every column). Looked up by key, so no read is made when there is none.
-         */
-        void sync(boolean deleted) {
-            if (!target.shared()) {
-                return;
-            }
-            SharedSessionContractImplementor session = em.unwrap(SharedSessionContractImplementor.class);
-            EntityPersister persister = session.getFactory().getMappingMetamodel().getEntityDescriptor(m.type());
-            Object managed = session.getPersistenceContextInternal().getEntity(session.generateEntityKey(id, persister));
-            if (managed == null) {
-                return;
-            }
-            if (deleted) {
-                em.detach(managed);
-            } else {
-                em.refresh(managed);
-            }
         }
     }
 }

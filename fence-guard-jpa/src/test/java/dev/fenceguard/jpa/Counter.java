@@ -14,7 +14,7 @@ public class Counter {
     @Column(nullable = false)
     long n;
     @Fence
-    @Column(name = "fence_token", nullable = false)
+    @Column(name = "fence_token", nullable = false, updatable = false)
     long fenceToken;
 
     protected Counter() {}

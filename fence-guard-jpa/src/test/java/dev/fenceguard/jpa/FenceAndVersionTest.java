@@ -82,11 +82,12 @@ class FenceAndVersionTest {
             zombie.getTransaction().begin();
             Invoice seen = zombie.find(Invoice.class, id);
             assertThat(INVOICES.on(DB.emf).claim(id, FenceToken.of(7)).isApplied()).isTrue();
-            // The zombie's fenced write goes by the fence only: its instance's version plays no part, and
-            // its instance is refreshed only when its write is applied.
+            // The zombie's fenced write goes by the fence only: its instance's version plays no part. Refused,
+            // the instance is refreshed all the same (it shows the row as it is), so nothing of it is flushed.
             assertThat(INVOICES.on(zombie).update(id, FenceToken.of(5), Map.of("amount", 1))).isInstanceOfSatisfying(WriteOutcome.Stale.class,
                     s -> assertThat(s.currentFence()).isEqualTo(7));
-            assertThat(seen.version).isZero();
+            assertThat(seen.version).isEqualTo(1L);
+            assertThat(seen.fence).isEqualTo(7L);
             zombie.getTransaction().commit();
         }
         assertThat(row(id)).isEqualTo("100|7|1");

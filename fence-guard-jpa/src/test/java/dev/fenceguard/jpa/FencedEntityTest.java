@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 /** Fenced update, upsert, claim and tombstone delete of JPA entities on real PostgreSQL through Hibernate. */
 class FencedEntityTest {
 
-    private static final JpaTestSupport DB = new JpaTestSupport("jpa", List.of(Shipment.DDL, Ticket.DDL, Invoice.DDL),
-            Shipment.class, Ticket.class, Invoice.class);
+    private static final JpaTestSupport DB = new JpaTestSupport("jpa", List.of(Shipment.DDL, Ticket.DDL, Invoice.DDL,
+            Ledger.DDL), Shipment.class, Ticket.class, Invoice.class, Ledger.class);
     private static final FencedEntity<Shipment> SHIPMENTS = FencedEntity.builder(Shipment.class).withMetrics(LockMetrics.none()).build();
     private static final FencedEntityWriter<Shipment> OWN = SHIPMENTS.on(DB.emf);
 
@@ -231,6 +231,11 @@ class FencedEntityTest {
                 .hasMessageContaining("tombstone attribute Shipment.status must be a Boolean or boolean");
         assertThatThrownBy(() -> FencedEntity.builder(Shipment.class).withFenceAttribute("id").build().on(DB.emf))
                 .hasMessageContaining("it is the id");
+        int before = DB.statements.get();
+        assertThatThrownBy(() -> FencedEntity.of(Ledger.class).on(DB.emf)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fence attribute Ledger.fence is written by Hibernate's flush of every changed Ledger")
+                .hasMessageContaining("@Column(updatable = false)");
+        assertThat(DB.statements.get()).as("refused before any statement").isEqualTo(before);
     }
 
     @Test
@@ -249,14 +254,14 @@ class FencedEntityTest {
     }
 
     @Test
-    void pendingChangesOfTheManagedInstanceAreFlushedBeforeTheFencedStatement() {
+    void pendingChangesOfTheManagedInstanceAreWrittenByTheFencedStatement() {
         String id = newShipment("new");
         try (EntityManager em = DB.emf.createEntityManager()) {
             em.getTransaction().begin();
             Shipment loaded = em.find(Shipment.class, id);
             loaded.items = 7; // pending, not flushed yet
             assertThat(SHIPMENTS.on(em).update(id, f(2), Map.of("status", "fenced")).isApplied()).isTrue();
-            assertThat(loaded.items).as("Hibernate's AUTO flush wrote it before the bulk update; the refresh kept it").isEqualTo(7);
+            assertThat(loaded.items).as("the fenced statement carried it; the refresh kept it").isEqualTo(7);
             em.getTransaction().commit();
         }
         assertThat(row(id)).isEqualTo("fenced|7|2|null");

@@ -15,7 +15,7 @@ public class Invoice {
     @Column(nullable = false)
     int amount;
     @Fence
-    @Column(nullable = false)
+    @Column(nullable = false, updatable = false)
     long fence;
     @Version
     Long version;

@@ -6,6 +6,7 @@ import dev.fenceguard.testkit.servers.TestPostgres;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import javax.sql.DataSource;
@@ -20,6 +21,8 @@ final class JpaTestSupport implements AutoCloseable {
     final EntityManagerFactory emf;
     /** SQL statements Hibernate has prepared on this factory, counted by a statement inspector. */
     final AtomicInteger statements = new AtomicInteger();
+    /** The text of each of those statements, in order. */
+    final List<String> sql = new CopyOnWriteArrayList<>();
 
     JpaTestSupport(String prefix, List<String> ddl, Class<?>... entities) {
         schema = TestPostgres.server().newSchema(prefix);
@@ -34,6 +37,7 @@ final class JpaTestSupport implements AutoCloseable {
         emf = config.property(AvailableSettings.JAKARTA_NON_JTA_DATASOURCE, ds)
                 .property(AvailableSettings.STATEMENT_INSPECTOR, (StatementInspector) sql -> {
                     statements.incrementAndGet();
+                    this.sql.add(sql);
                     return sql;
                 })
                 .createEntityManagerFactory();

@@ -15,7 +15,7 @@ public class Shipment {
     @Column(nullable = false)
     int items;
     @Fence
-    @Column(name = "fence_token")
+    @Column(name = "fence_token", updatable = false)
     Long fenceToken;
     @Tombstone
     Boolean deleted;

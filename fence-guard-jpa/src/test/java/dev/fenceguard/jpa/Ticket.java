@@ -14,6 +14,7 @@ public class Ticket {
     @Column(nullable = false)
     String note;
     @Fence(policy = dev.fenceguard.core.FencePolicy.STRICTLY_NEWER)
+    @Column(updatable = false)
     String fence;
     @Tombstone
     boolean gone;

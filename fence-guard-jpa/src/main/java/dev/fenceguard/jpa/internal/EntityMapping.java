@@ -129,8 +129,28 @@ public final class EntityMapping<T> {
                         + (special.equals(id) ? "id" : "@Version"));
             }
         }
+        requireNotFlushed(factory, entity, fence);
         WriteRule rule = new WriteRule(policy, encoding, metrics, "jpa", observations);
         return new EntityMapping<>(entity, id, fence, tombstone, version, rule, factory);
+    }
+
+    /**
+     * Refuses a fence column that Hibernate's own flush writes. Without {@code @Version}, Hibernate's
+     * update of a changed instance writes every updatable column, the fence among them: an instance
+     * loaded before a fenced write would put its old fence back over the newer one, and every older fence
+     * would be admitted again. Not updatable, the column is written by fence-guard's statements only.
+     */
+    private static void requireNotFlushed(EntityManagerFactory factory, EntityType<?> entity, String fence) {
+        EntityPersister persister = factory.unwrap(SessionFactoryImplementor.class).getMappingMetamodel()
+                .getEntityDescriptor(entity.getJavaType());
+        String[] names = persister.getPropertyNames();
+        for (int i = 0; i < names.length; i++) {
+            if (names[i].equals(fence) && persister.getPropertyUpdateability()[i]) {
+                throw new IllegalArgumentException("fence attribute " + entity.getName() + "." + fence + " is written by Hibernate's flush of "
+                        + "every changed " + entity.getName() + ", which would put an instance's old fence back over a newer one: map it "
+                        + "@Column(updatable = false) (updatable=\"false\" in orm.xml); fence-guard's own statements still write it");
+            }
+        }
     }
 
     private static SingularAttribute<?, ?> singular(EntityType<?> entity, String attribute, String what) {
@@ -168,6 +188,16 @@ public final class EntityMapping<T> {
     public String resource(Object id) {
         String k = String.valueOf(id);
         return name + "[" + this.id + "=" + (k.length() > 64 ? k.substring(0, 64) + "..." : k) + "]";
+    }
+
+    /** Whether a fenced statement can carry a value of {@code attribute}: a basic attribute fence-guard does not set itself. */
+    boolean carries(String attribute) {
+        return saved.contains(attribute);
+    }
+
+    /** Whether {@code attribute} is one fence-guard sets itself: the id, fence, tombstone or version. */
+    boolean setsItself(String attribute) {
+        return attribute.equals(id) || attribute.equals(fence) || attribute.equals(tombstone) || attribute.equals(version);
     }
 
     // --- arguments, checked before any I/O ---

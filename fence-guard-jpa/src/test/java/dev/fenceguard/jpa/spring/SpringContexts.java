@@ -5,7 +5,10 @@ import dev.fenceguard.jpa.spring.jparepo.ParcelRepository;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import jakarta.persistence.EntityManagerFactory;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
+import org.hibernate.cfg.AvailableSettings;
+import org.hibernate.resource.jdbc.spi.StatementInspector;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -19,6 +22,7 @@ import org.springframework.orm.jpa.JpaTransactionManager;
 import org.springframework.orm.jpa.LocalContainerEntityManagerFactoryBean;
 import org.springframework.orm.jpa.vendor.HibernateJpaVendorAdapter;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** A schema of its own with the given tables, and a Spring application context on it: JPA or JDBC repositories. */
@@ -27,6 +31,10 @@ final class SpringContexts implements AutoCloseable {
     final TestPostgres.Schema schema;
     final AnnotationConfigApplicationContext spring;
     final TransactionTemplate tx;
+    /** A transaction of its own, the caller's suspended meanwhile: a successor's write beside a zombie's transaction. */
+    final TransactionTemplate newTx;
+    /** The SQL text of every statement Hibernate prepares in the JPA contexts, in order. */
+    static final List<String> JPA_SQL = new CopyOnWriteArrayList<>();
 
     private SpringContexts(String prefix, Class<?> config, String... ddl) {
         schema = TestPostgres.server().newSchema(prefix);
@@ -38,6 +46,8 @@ final class SpringContexts implements AutoCloseable {
         spring.register(config);
         spring.refresh();
         tx = new TransactionTemplate(spring.getBean(PlatformTransactionManager.class));
+        newTx = new TransactionTemplate(spring.getBean(PlatformTransactionManager.class));
+        newTx.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
     }
 
     /** Spring Data JPA (Hibernate) with the repositories of {@link ParcelRepository}'s package. */
@@ -75,6 +85,10 @@ final class SpringContexts implements AutoCloseable {
             f.setDataSource(dataSource);
             f.setPackagesToScan(ParcelRepository.class.getPackageName());
             f.setJpaVendorAdapter(new HibernateJpaVendorAdapter());
+            f.getJpaPropertyMap().put(AvailableSettings.STATEMENT_INSPECTOR, (StatementInspector) sql -> {
+                JPA_SQL.add(sql);
+                return sql;
+            });
             return f;
         }
 

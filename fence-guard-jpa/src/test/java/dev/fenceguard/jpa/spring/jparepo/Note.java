@@ -15,7 +15,7 @@ public class Note {
     public String id;
     public String body;
     @Fence
-    @Column(name = "fence_token")
+    @Column(name = "fence_token", updatable = false)
     public Long fenceToken;
     @Tombstone
     public Boolean deleted;

@@ -16,7 +16,7 @@ public class Parcel {
     public Long id;
     public String status;
     @Fence
-    @Column(name = "fence_token")
+    @Column(name = "fence_token", updatable = false)
     public Long fenceToken;
     @Tombstone
     public Boolean deleted;
