@@ -107,8 +107,9 @@ public final class FencedEntityWriter<T> {
     /**
      * A fenced {@link #upsert} of {@code entity}'s state: its id, and every basic attribute but the fence,
      * tombstone and version, written whether or not the row exists, as a repository's {@code save} would.
-     * {@code entity} itself is not changed (if the caller's entity manager manages it, it is refreshed
-     * like any instance of a written row). Collections are not written; an entity with associations or
+     * {@code entity} itself is not changed (if the caller's entity manager manages it, it is never
+     * flushed by Hibernate ahead of this write, and is refreshed after it whatever the outcome, like any
+     * instance of a written row). Collections are not written; an entity with associations or
      * embeddables is refused.
      *
      * @return {@code Applied}, or {@code Stale} with the fence the row or tombstone holds
@@ -124,7 +125,9 @@ public final class FencedEntityWriter<T> {
 
     /**
      * Records {@code fence} on the row without changing its data, so that older fences are refused from
-     * now on: claim first, then read, then write. On an entity with a tombstone attribute, a claim of an id
+     * now on: claim first, then read, then write. (On a caller's entity manager whose instance of the row
+     * has pending changes, those are written by the claim's statement, under its fence; see the class
+     * comment.) On an entity with a tombstone attribute, a claim of an id
      * without a row leaves a tombstone holding the fence, and a claim of a tombstone raises its fence;
      * both answer {@code NotFound}.
      *
@@ -207,6 +210,8 @@ public final class FencedEntityWriter<T> {
                         managed.release(out, op == Operation.DELETE);
                     }
                 });
+            } catch (ManagedRow.Refused e) {
+                throw e;
             } catch (RuntimeException e) {
                 throw JpaErrors.map(e, resource, op.description);
             }

@@ -1,6 +1,7 @@
 package dev.fenceguard.jpa;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
@@ -26,8 +27,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ManagedInstanceFlushTest {
 
-    private static final JpaTestSupport DB = new JpaTestSupport("jpaflush", List.of(Shipment.DDL, Voucher.DDL), Shipment.class,
-            Voucher.class);
+    private static final JpaTestSupport DB = new JpaTestSupport("jpaflush", List.of(Shipment.DDL, Voucher.DDL, Crane.DDL),
+            Shipment.class, Voucher.class, Crane.class);
 
     /** One of the two test entities: {@code Shipment} (no version) and {@code Voucher} ({@code @Version}). */
     record Kind<T>(String name, Class<T> type, String table, FencedEntity<T> fenced, Function<T, String> status,
@@ -151,5 +152,23 @@ class ManagedInstanceFlushTest {
         assertThat(row(k, id)).isEqualTo(expected + version);
         assertThat(ran).as("the fenced statement, then the refresh of the instance (none after a delete); nothing at commit")
                 .hasSize(op == Op.DELETE ? 1 : 2);
+    }
+
+    @org.junit.jupiter.api.Test
+    void pendingChangesAFencedStatementCannotCarryAreRefusedBeforeAnyStatement() {
+        DB.exec("INSERT INTO cranes (id, label, aisle, bay, fence) VALUES (1, 'c', 'a', 1, 10)");
+        FencedEntity<Crane> cranes = FencedEntity.builder(Crane.class).withMetrics(LockMetrics.none()).build();
+        try (EntityManager em = DB.emf.createEntityManager()) {
+            em.getTransaction().begin();
+            Crane mine = em.find(Crane.class, 1L);
+            mine.spot.bay = 2; // a pending change to the embeddable: not a basic attribute
+            int before = DB.sql.size();
+            assertThatThrownBy(() -> cranes.on(em).update(1L, f(20), Map.of("label", "moved")))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("unflushed changes to 'spot', which a fenced statement cannot carry");
+            assertThat(DB.sql.subList(before, DB.sql.size())).as("no statement was sent").isEmpty();
+            em.getTransaction().rollback();
+        }
+        assertThat(DB.one("SELECT label, aisle, bay, fence FROM cranes WHERE id = 1")).isEqualTo("c|a|1|10");
     }
 }

@@ -83,7 +83,7 @@ public final class ManagedRow {
                 if (m.carries(name)) {
                     pending.put(name, current[i]);
                 } else if (!m.setsItself(name)) {
-                    throw new IllegalStateException("the " + persister.getEntityName() + " of this fenced write has unflushed changes to '"
+                    throw new Refused("the " + persister.getEntityName() + " of this fenced write has unflushed changes to '"
                             + name + "', which a fenced statement cannot carry (only basic attributes); write them before the fenced write, "
                             + "or after it");
                 }
@@ -93,6 +93,15 @@ public final class ManagedRow {
         boolean wasReadOnly = s.isReadOnly(managed);
         s.setReadOnly(managed, true);
         return new ManagedRow(em, managed, Collections.unmodifiableMap(pending), wasReadOnly); // values may be null
+    }
+
+    /** Pending changes no fenced statement can carry: a usage error, reported as it is rather than mapped as a database error. */
+    public static final class Refused extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        Refused(String message) {
+            super(message);
+        }
     }
 
     /** The instance's pending changes to attributes a fenced statement can carry, by attribute name. */
