@@ -39,11 +39,12 @@ import java.util.Optional;
  * changed instance would overwrite the successor's row before its own write is judged. So the instance
  * is held out of flushes for the write, and its pending changes to basic attributes are written by the
  * fenced statement itself, beside the values given (which win where both set an attribute): under the
- * fence, or not at all. A delete drops them; pending changes to an association or embeddable are refused
- * ({@link IllegalStateException}, before any statement). After the write, whatever its outcome, the
+ * fence, or not at all. A delete drops them; pending changes to an association, embeddable,
+ * collection or subclass attribute are refused ({@link IllegalStateException}, before any statement). After the write, whatever its outcome, the
  * instance is refreshed from the row (one more read), or detached after an applied delete, so a refused
- * write's changes are not flushed at commit either. Other instances of the entity are flushed by
- * Hibernate as usual. Other entity managers' instances are not touched: their flush is an ordinary,
+ * write's changes are not flushed at commit either. Everything else pending is flushed before the
+ * statement (under flush mode AUTO, the whole persistence context, because the refresh may cascade to
+ * children). Other entity managers' instances are not touched: their flush is an ordinary,
  * unfenced write, which cannot lower the fence (the column is not updatable) but can overwrite data;
  * give the entity a {@code @Version} so that theirs fail their optimistic check.
  *
@@ -119,6 +120,7 @@ public final class FencedEntityWriter<T> {
      * @throws FenceGuardException if the database fails the write
      */
     public WriteOutcome save(T entity, FenceToken fence) {
+        target.requireTransaction(Operation.UPSERT.description); // before a proxy's state is loaded
         Object id = m.idOf(entity);
         return write(Operation.UPSERT, id, fence, m.checkValues(m.valuesOf(entity), false));
     }

@@ -171,4 +171,21 @@ class ManagedInstanceFlushTest {
         }
         assertThat(DB.one("SELECT label, aisle, bay, fence FROM cranes WHERE id = 1")).isEqualTo("c|a|1|10");
     }
+
+    @org.junit.jupiter.api.Test
+    void aWriteThatFailsDetachesTheInstanceSoItsPendingChangesCannotBeFlushedUnfenced() {
+        DB.exec("INSERT INTO cranes (id, label, aisle, bay, fence) VALUES (2, 'c', 'a', 1, 10)");
+        DB.exec("ALTER TABLE cranes ADD CONSTRAINT label_not_bad CHECK (label IS NULL OR label <> 'bad')");
+        FencedEntity<Crane> cranes = FencedEntity.builder(Crane.class).withMetrics(LockMetrics.none()).build();
+        try (EntityManager em = DB.emf.createEntityManager()) {
+            em.getTransaction().begin();
+            Crane mine = em.find(Crane.class, 2L);
+            mine.label = "pending";
+            assertThatThrownBy(() -> cranes.on(em).update(2L, f(20), Map.of("label", "bad")))
+                    .isInstanceOf(dev.fenceguard.core.FenceGuardException.class).hasMessageContaining("23514");
+            assertThat(em.contains(mine)).as("detached: no later flush can write its pending change").isFalse();
+            em.getTransaction().rollback();
+        }
+        assertThat(DB.one("SELECT label, fence FROM cranes WHERE id = 2")).isEqualTo("c|10");
+    }
 }

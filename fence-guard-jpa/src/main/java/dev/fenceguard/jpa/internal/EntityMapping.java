@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.hibernate.Hibernate;
+import org.hibernate.LazyInitializationException;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.persister.entity.EntityPersister;
 
@@ -283,9 +285,18 @@ public final class EntityMapping<T> {
             throw new IllegalArgumentException("a fenced save writes basic attributes only, and " + name + "." + unsaveable
                     + " is an association or embeddable; use a fenced upsert with the values");
         }
+        // A proxy (getReference, a lazy association) holds no state of its own: read the instance behind
+        // it, loading it if need be, as a repository's save would.
+        Object state;
+        try {
+            state = Hibernate.unproxy(instance);
+        } catch (LazyInitializationException e) {
+            throw new IllegalArgumentException("the " + name + " to save is a proxy that was never loaded and whose session is closed; "
+                    + "save a loaded instance", e);
+        }
         Map<String, Object> out = new LinkedHashMap<>();
         for (String a : saved) {
-            out.put(a, persister.getPropertyValue(instance, a));
+            out.put(a, persister.getPropertyValue(state, a));
         }
         return out;
     }

@@ -6,10 +6,13 @@ import jakarta.persistence.EntityNotFoundException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.hibernate.FlushMode;
 import org.hibernate.Session;
+import org.hibernate.collection.spi.PersistentCollection;
 import org.hibernate.engine.spi.EntityEntry;
 import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.persister.entity.EntityPersister;
+import org.hibernate.type.Type;
 
 /**
  * The instance of the row a fenced write is about that the caller's entity manager manages, held out of
@@ -54,8 +57,11 @@ public final class ManagedRow {
      * not set itself) are returned by {@link #pending()}; those of the id, fence, tombstone and version are
      * dropped, as fence-guard sets those itself.
      *
+     * <p>Under flush mode AUTO, the other pending changes of the persistence context are flushed here,
+     * before the fenced statement (see the comment in the code).
+     *
      * @throws IllegalStateException if the instance has pending changes a fenced statement cannot carry
-     *     (an association or embeddable), before any statement
+     *     (an association, an embeddable, a collection), before any statement
      */
     public static ManagedRow take(EntityManager em, EntityMapping<?> m, Object id) {
         SharedSessionContractImplementor session = em.unwrap(SharedSessionContractImplementor.class);
@@ -70,9 +76,13 @@ public final class ManagedRow {
             // insert never overwrites a row (a row of that id makes it fail as a duplicate).
             return NONE;
         }
+        Session s = em.unwrap(Session.class);
         if (entry.isReadOnly()) {
+            flushTheRest(s, managed, true);
             return new ManagedRow(em, managed, Map.of(), true); // never flushed; only kept in step
         }
+        // The instance may be of a subclass, whose own attributes the entity's persister does not know.
+        persister = entry.getPersister();
         Map<String, Object> pending = new LinkedHashMap<>();
         Object[] current = persister.getValues(managed);
         int[] dirty = persister.findDirty(current, entry.getLoadedState(), managed, session);
@@ -83,16 +93,42 @@ public final class ManagedRow {
                 if (m.carries(name)) {
                     pending.put(name, current[i]);
                 } else if (!m.setsItself(name)) {
-                    throw new Refused("the " + persister.getEntityName() + " of this fenced write has unflushed changes to '"
-                            + name + "', which a fenced statement cannot carry (only basic attributes); write them before the fenced write, "
-                            + "or after it");
+                    throw refused(persister, name);
                 }
             }
         }
-        Session s = em.unwrap(Session.class);
-        boolean wasReadOnly = s.isReadOnly(managed);
+        Type[] types = persister.getPropertyTypes();
+        for (int i = 0; i < types.length; i++) {
+            // A changed collection of a read-only owner fails Hibernate's flush ("Immutable collection was
+            // modified"), and with a @Version its flush raises the owner's version by a plain UPDATE of the row.
+            if (types[i].isCollectionType() && current[i] instanceof PersistentCollection<?> c && c.isDirty()) {
+                throw refused(persister, persister.getPropertyNames()[i]);
+            }
+        }
         s.setReadOnly(managed, true);
-        return new ManagedRow(em, managed, Collections.unmodifiableMap(pending), wasReadOnly); // values may be null
+        flushTheRest(s, managed, false);
+        return new ManagedRow(em, managed, Collections.unmodifiableMap(pending), false); // values may be null
+    }
+
+    private static void flushTheRest(Session s, Object managed, boolean wasReadOnly) {
+        if (s.getHibernateFlushMode() == FlushMode.AUTO) {
+            // Everything else pending is flushed now, as AUTO allows at any query: the refresh after the
+            // write cascades to associations mapped with CascadeType.REFRESH (or ALL) and would otherwise
+            // reset a child's unflushed change, which Hibernate's own auto-flush (limited to the
+            // statement's table) leaves pending.
+            try {
+                s.flush();
+            } catch (RuntimeException e) {
+                s.setReadOnly(managed, wasReadOnly);
+                throw e;
+            }
+        }
+    }
+
+    private static Refused refused(EntityPersister persister, String attribute) {
+        return new Refused("the " + persister.getEntityName() + " of this fenced write has unflushed changes to '" + attribute
+                + "', which a fenced statement cannot carry (it carries the entity's own basic attributes only); write them before the "
+                + "fenced write, or after it");
     }
 
     /** Pending changes no fenced statement can carry: a usage error, reported as it is rather than mapped as a database error. */
@@ -112,7 +148,9 @@ public final class ManagedRow {
     /**
      * Puts the instance back in step with the row: refreshed (the fenced values, or, after a refusal, the
      * row as it is), or detached after an applied delete or when the row is gone. On a failed write
-     * ({@code outcome} null) only its read-only state is restored: the transaction is the caller's to roll back.
+     * ({@code outcome} null) it is detached: its pending changes were not written, and Hibernate's flush must
+     * not write them unfenced if the caller commits anyway (restoring its read-only state would take the
+     * pending values as its new snapshot; with bytecode-enhanced dirty tracking they would even be flushed).
      */
     public void release(WriteOutcome outcome, boolean deleted) {
         if (instance == null) {
@@ -120,7 +158,7 @@ public final class ManagedRow {
         }
         Session s = em.unwrap(Session.class);
         if (outcome == null) {
-            s.setReadOnly(instance, wasReadOnly);
+            em.detach(instance);
             return;
         }
         if (deleted && outcome.isApplied()) {

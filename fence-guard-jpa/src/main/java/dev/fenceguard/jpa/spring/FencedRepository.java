@@ -37,16 +37,20 @@ public interface FencedRepository<T, ID> {
     /**
      * Fenced save of {@code entity}'s state (its id and its own columns, but the fence, tombstone and
      * version): the repository's {@code save}, refused for a stale fence. A fenced create-or-replace, so a
-     * tombstone counts like a row. {@code entity} itself is not changed. Entities with associations or
+     * tombstone counts like a row. {@code entity}'s values are not changed (a managed instance is refreshed
+     * after the write, see {@code FencedEntityWriter}). Entities with associations or
      * embeddables (JPA) or embedded properties (JDBC) are refused; child tables are not written.
      *
      * @throws IllegalArgumentException if {@code entity} has no id, or a shape a save cannot write (before any statement)
+     * @throws IllegalStateException on JPA, if the row's managed instance has pending changes no fenced statement can
+     *     carry (an association, embeddable, collection or subclass attribute), before any statement
      * @throws FenceGuardException if the database fails the write
      */
     WriteOutcome fencedSave(T entity, FenceToken fence);
 
     /**
-     * Records the fence without changing the data (claim, then read, then write).
+     * Records the fence without changing the data (claim, then read, then write); on JPA, pending changes
+     * of the row's managed instance are written by the claim, under its fence.
      *
      * @throws IllegalArgumentException if an argument is invalid (before any statement)
      * @throws FenceGuardException if the database fails the write
