@@ -8,6 +8,7 @@ import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -67,9 +68,19 @@ public final class RedisErrors {
         return new FenceGuardException(code, subject, operation + " failed: " + text, Redacted.of(e, text));
     }
 
-    /** A server error reply reduced to its error code, if it is one of Redis's own. */
+    /**
+     * Error codes fence-guard's own scripts reply with, and the fixed words they stand for (a user's script
+     * that replied one would get these words, never its own text).
+     */
+    private static final Map<String, String> OWN_CODES = Map.of(
+            "FGCOUNTER", "the lock's fence counter does not hold a number (its key holds something else)");
+
+    /** A server error reply reduced to its error code, if it is one of Redis's own, or to fence-guard's words for its own. */
     static String errorCode(String reply) {
         String first = reply == null ? "" : reply.strip().split("\\s", 2)[0];
+        if (OWN_CODES.containsKey(first)) {
+            return first + ": " + OWN_CODES.get(first);
+        }
         return REDIS_CODES.contains(first) ? first + " (error text withheld: it may quote arguments or stored data)"
                 : "(error code and text withheld: a script's own error may quote stored data)";
     }
