@@ -1,5 +1,6 @@
 package dev.fenceguard.core;
 
+import dev.fenceguard.core.internal.Text;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -36,6 +37,11 @@ import java.util.OptionalInt;
  * spells another one's hash cannot borrow its key. <b>Compatibility:</b> earlier 0.1 snapshots rendered
  * such keys plain; they are now hashed, so an operation of that shape that was started with an earlier
  * build and is retried with this one gets a new key. Every other key is unchanged.
+ *
+ * <p>Components may be any non-empty, well-formed text. One holding an unpaired surrogate (a
+ * {@code char} sequence that is no Unicode text, and that UTF-8 would turn into {@code '?'}) is
+ * refused with an {@link IllegalArgumentException} naming the component, so that two different
+ * components can never meet in one key.
  *
  * <p>Attempt numbers are for operations you <em>mean</em> to repeat (a new charge after a refund),
  * never for retries.
@@ -125,19 +131,32 @@ public final class IdempotencyKey {
             this.profile = profile;
         }
 
-        /** What kind of thing the id names, e.g. {@code shop} or {@code orders}. */
+        /**
+         * What kind of thing the id names, e.g. {@code shop} or {@code orders}.
+         *
+         * @throws IllegalArgumentException if {@code scope} is empty or is not valid Unicode (holds an
+         *     unpaired surrogate, which has no UTF-8 form)
+         */
         public Builder scope(String scope) {
             this.scope = component("scope", scope);
             return this;
         }
 
-        /** The business id, e.g. an order number. */
+        /**
+         * The business id, e.g. an order number.
+         *
+         * @throws IllegalArgumentException if {@code id} is empty or is not valid Unicode
+         */
         public Builder id(String id) {
             this.id = component("id", id);
             return this;
         }
 
-        /** The operation on it, e.g. {@code charge} or {@code refund}. */
+        /**
+         * The operation on it, e.g. {@code charge} or {@code refund}.
+         *
+         * @throws IllegalArgumentException if {@code operation} is empty or is not valid Unicode
+         */
         public Builder operation(String operation) {
             this.operation = component("operation", operation);
             return this;
@@ -177,6 +196,9 @@ public final class IdempotencyKey {
             if (value.isEmpty()) {
                 throw new IllegalArgumentException(what + " must not be empty");
             }
+            // UTF-8 has no form for a lone surrogate: the hash would see '?' in its place, and "\uD83D",
+            // "\uDE00" and "?" would name one key. The message names the component, not its value.
+            Text.requireValidUnicode(what, value);
             return value;
         }
     }

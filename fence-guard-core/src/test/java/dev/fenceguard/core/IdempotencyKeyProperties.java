@@ -23,8 +23,54 @@ class IdempotencyKeyProperties {
     Arbitrary<String> components() {
         return Arbitraries.oneOf(
                 Arbitraries.strings().alpha().numeric().ofMinLength(1).ofMaxLength(12),
-                Arbitraries.strings().all().ofMinLength(1).ofMaxLength(300),
-                Arbitraries.of(".", "..", "a.b", "a_b", "a b", "ü", "order-123", "x".repeat(250)));
+                wellFormed(300),
+                Arbitraries.of(".", "..", "a.b", "a_b", "a b", "ü", "order-123", "x".repeat(250), "?", "\uD83D\uDE00"));
+    }
+
+    /** Any well-formed UTF-16 text: every char of the BMP but surrogates, and supplementary code points as pairs. */
+    private static Arbitrary<String> wellFormed(int maxCodePoints) {
+        Arbitrary<String> bmp = Arbitraries.chars().range('\u0001', '\uD7FF').map(String::valueOf);
+        Arbitrary<String> upperBmp = Arbitraries.chars().range('\uE000', '\uFFFF').map(String::valueOf);
+        Arbitrary<String> supplementary = Arbitraries.integers().between(0x10000, Character.MAX_CODE_POINT).map(Character::toString);
+        return Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(6, bmp), net.jqwik.api.Tuple.of(1, upperBmp),
+                        net.jqwik.api.Tuple.of(1, supplementary))
+                .list().ofMinSize(1).ofMaxSize(maxCodePoints).map(cps -> String.join("", cps));
+    }
+
+    /**
+     * A well-formed component with one lone surrogate inserted anywhere (a pair cannot absorb it: the
+     * counts of high and low surrogates then differ). UTF-8 cannot encode it; Java's encoder would
+     * write '?' in its place, so these once gave the key of the same text with '?' instead.
+     */
+    @Provide
+    Arbitrary<String> malformed() {
+        return net.jqwik.api.Combinators.combine(wellFormed(40), Arbitraries.integers().between(0, 1000),
+                Arbitraries.oneOf(Arbitraries.chars().range('\uD800', '\uDBFF'), Arbitraries.chars().range('\uDC00', '\uDFFF')))
+                .as((s, at, lone) -> {
+                    int i = at % (s.length() + 1);
+                    return s.substring(0, i) + lone + s.substring(i);
+                });
+    }
+
+    @Provide
+    Arbitrary<String> componentNames() {
+        return Arbitraries.of("scope", "id", "operation");
+    }
+
+    @Property(tries = 1000)
+    void aComponentWithAnUnpairedSurrogateIsRefusedByNameBeforeAKeyIsBuilt(@ForAll("profiles") Profile p,
+            @ForAll("componentNames") String which, @ForAll("malformed") String bad) {
+        IdempotencyKey.Builder b = IdempotencyKey.builder(p).scope("shop").id("order-1").operation("charge");
+        assertThatThrownBy(() -> {
+            switch (which) {
+                case "scope" -> b.scope(bad);
+                case "id" -> b.id(bad);
+                default -> b.operation(bad);
+            }
+        }).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith(which + " must be valid Unicode, found an unpaired surrogate")
+                .hasMessageNotContaining(bad);
+        assertThat(b.build()).as("the builder keeps its valid components").isEqualTo(key(p, "shop", "order-1", "charge"));
     }
 
     private static String key(Profile p, String scope, String id, String op) {
@@ -115,6 +161,18 @@ class IdempotencyKeyProperties {
         String zombie = key(Profile.ADYEN, "orders", "42", "charge");
         String successor = key(Profile.ADYEN, "orders", "42", "charge");
         assertThat(zombie).isEqualTo(successor);
+    }
+
+    @Example
+    void textThatDiffersOnlyInAnUnpairedSurrogateCannotShareAKey() {
+        // UTF-8 encoding turns each of the first two into "?": they all named one key in every profile.
+        for (Profile p : new Profile[] {Profile.STRIPE, Profile.ADYEN, Profile.SQUARE, Profile.WORLDLINE}) {
+            assertThatThrownBy(() -> key(p, "shop", "\uD83D", "charge")).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("id must be valid Unicode, found an unpaired surrogate U+D83D at index 0");
+            assertThatThrownBy(() -> key(p, "shop", "order-\uDE00", "charge")).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("id must be valid Unicode, found an unpaired surrogate U+DE00 at index 6");
+            assertThat(key(p, "shop", "\uD83D\uDE00", "charge")).as("a pair is fine").isNotEqualTo(key(p, "shop", "?", "charge"));
+        }
     }
 
     @Example

@@ -153,8 +153,8 @@ public final class FenceGuardFirestore {
          * fenced writes refuse every document in it and beneath its documents.
          *
          * @throws IllegalArgumentException if it is not a single Firestore collection id: empty,
-         *     containing {@code /}, {@code .} or {@code ..}, matching {@code __.*__}, or longer than 1,500
-         *     UTF-8 bytes
+         *     containing {@code /}, {@code .} or {@code ..}, matching {@code __.*__}, longer than 1,500
+         *     UTF-8 bytes, or holding an unpaired surrogate
          * @throws NullPointerException if {@code collection} is null
          * @since 0.2
          */

@@ -74,6 +74,9 @@ class FirestoreSingleflightTest extends SingleflightContract {
     @Test
     void badSettingsAreRefusedBeforeAnyCall() {
         assertThatThrownBy(() -> FirestoreFlightStore.builder(DB).withCollection("a/b")).isInstanceOf(IllegalArgumentException.class);
+        // The SDK writes '?' for a lone surrogate: "flights\uD800" would be the collection "flights?".
+        assertThatThrownBy(() -> FirestoreFlightStore.builder(DB).withCollection("flights\uD800")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must be valid Unicode, found an unpaired surrogate U+D800 at index 7");
         assertThatThrownBy(() -> FirestoreFlightStore.builder(DB).withWriteAttempts(0)).hasMessage("writeAttempts must be at least 1, was 0");
         assertThatThrownBy(() -> FirestoreFlightStore.builder(null)).isInstanceOf(NullPointerException.class);
     }

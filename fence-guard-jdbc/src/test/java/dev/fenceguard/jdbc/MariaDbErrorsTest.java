@@ -67,6 +67,51 @@ class MariaDbErrorsTest {
     }
 
     @Test
+    void aTriggersSignalTextStaysOutOfExceptionsWhateverCodesItChose() throws Exception {
+        // A SIGNAL sets SQLSTATE, vendor code and text as it likes: here access denied (1142, class 42),
+        // the form once kept for its message, quoting the row the trigger refused.
+        String marker = "marker-" + LockId.random().value();
+        MARIA.exec("CREATE TABLE " + MARIA.q("accounts") + " (id BIGINT PRIMARY KEY, owner VARCHAR(80), fence_token BIGINT NOT NULL DEFAULT 0)");
+        MARIA.exec("INSERT INTO " + MARIA.q("accounts") + " (id, owner) VALUES (1, 'ann')");
+        MARIA.exec("CREATE TRIGGER " + MARIA.q("no_owner_change") + " BEFORE UPDATE ON " + MARIA.q("accounts") + " FOR EACH ROW "
+                + "BEGIN DECLARE m VARCHAR(255) DEFAULT CONCAT('owner ', NEW.owner, ' may not replace ', OLD.owner); "
+                + "SIGNAL SQLSTATE '42000' SET MESSAGE_TEXT = m, MYSQL_ERRNO = 1142; END");
+        FencedTable accounts = FencedTable.builder(MARIA.db.name(), "accounts", "id", "fence_token").withKeyType(Long.class)
+                .withMetrics(LockMetrics.none()).build();
+
+        Throwable write = org.assertj.core.api.Assertions.catchThrowable(
+                () -> accounts.on(MARIA.ds).update(1L, dev.fenceguard.core.FenceToken.of(5), Assignments.of("owner", marker)));
+
+        assertThat(write).isInstanceOfSatisfying(FenceGuardException.class, e -> {
+            assertThat(e.code()).isEqualTo(ErrorCode.AUTH);
+            assertThat(e.getMessage()).contains("SQLSTATE 42000, error 1142").contains("withheld");
+        });
+        assertThat(dev.fenceguard.testkit.Printed.everything(write)).doesNotContain(marker).doesNotContain("may not replace");
+
+        // The same on the lock table, quoting the lock id, with a vendor code that once kept the column it named.
+        MariaDbLockBackend backend = MARIA.backend("guarded_by_trigger").build();
+        MARIA.exec("CREATE TRIGGER " + MARIA.q("no_renewals") + " BEFORE UPDATE ON " + MARIA.q("guarded_by_trigger") + " FOR EACH ROW "
+                + "BEGIN DECLARE m VARCHAR(255) DEFAULT CONCAT('lock ', NEW.lock_id, ' may not be renewed'); "
+                + "IF OLD.lock_id IS NOT NULL AND NEW.lock_id = OLD.lock_id THEN SIGNAL SQLSTATE '42000' SET MESSAGE_TEXT = m, "
+                + "MYSQL_ERRNO = 1142; END IF; END");
+        var blocking = dev.fenceguard.testkit.BlockingBackend.of(backend);
+        LockKey key = LockKey.of("orders:trigger");
+        LockId id = LockId.random();
+        blocking.tryAcquire(key, id, Duration.ofSeconds(30)).orElseThrow();
+        Throwable extend = org.assertj.core.api.Assertions.catchThrowable(() -> blocking.extend(key, id, Duration.ofSeconds(30)));
+        assertThat(extend).isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.AUTH));
+        assertThat(dev.fenceguard.testkit.Printed.everything(extend)).doesNotContain(id.value()).doesNotContain("may not be renewed");
+        assertThat(blocking.release(key, id)).isTrue();
+    }
+
+    @Test
+    void aColumnIsReadOnlyFromTheServersOwnNotNullRefusals() {
+        SQLException signalled = raised("SIGNAL SQLSTATE '23000' SET MESSAGE_TEXT = \"Column 'secret' cannot be null\", MYSQL_ERRNO = 1644");
+        assertThat(MySqlErrors.column(signalled)).isEmpty();
+        assertThat(MySqlErrors.map(signalled, "k", "fenced update").getMessage()).doesNotContain("secret");
+    }
+
+    @Test
     void aRowLockHeldElsewhereCannotHoldACallPastItsTimeout() throws Exception {
         MariaDbLockBackend backend = MARIA.backend("locks").build();
         LockKey key = LockKey.of("held-row");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
@@ -12,10 +13,9 @@ import dev.fenceguard.core.LockListener;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.testkit.BlockingBackend;
+import dev.fenceguard.testkit.Printed;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -86,13 +86,87 @@ class PostgresErrorsCarryNoSecretsTest {
                 assertThat(cause.getStackTrace()).isNotEmpty();
             });
         });
-        assertThat(printed(thrown)).doesNotContain(id.value()).doesNotContain("Failing row");
+        assertThat(Printed.everything(thrown)).doesNotContain(id.value()).doesNotContain("Failing row");
         backend.release(key, id);
     }
 
     @Test
     void aRenewalThatViolatesAConstraintLeaksNoLockIdToLogsOrListeners() throws Exception {
         PostgresLockBackend backend = PostgresLockBackend.builder(pg.ds).withSchema(pg.schema.name()).withTable(TABLE).build();
+        Renewals r = renewUntilLost(backend, "orders:renewed");
+
+        assertThat(r.logs).as("the WARN lines were captured").contains("renewing lock 'orders:renewed'")
+                .contains("SQLSTATE 23514").contains("no_long_leases").contains("lost lock 'orders:renewed'");
+        r.assertNowhere(r.lockId);
+        r.assertNowhere("Failing row");
+    }
+
+    @Test
+    void aTriggersMessageOnTheLockTableStaysOutOfExceptionsAndWarnLinesWhateverItsSqlstate() throws Exception {
+        // A user's trigger on the lock table that refuses renewals, quoting the row (the lock id) in its
+        // message, with the SQLSTATE of insufficient_privilege: class 42 once counted as naming objects only.
+        String table = "guarded_by_trigger";
+        pg.backend(table);
+        pg.exec("CREATE FUNCTION " + pg.q("no_renewals") + "() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                + "IF OLD.lock_id IS NOT NULL AND NEW.lock_id = OLD.lock_id THEN "
+                + "RAISE EXCEPTION 'lock % of % may not be renewed', NEW.lock_id, NEW.lock_key USING ERRCODE = '42501'; END IF; "
+                + "RETURN NEW; END $$");
+        pg.exec("CREATE TRIGGER no_renewals BEFORE UPDATE ON " + pg.q(table) + " FOR EACH ROW EXECUTE FUNCTION " + pg.q("no_renewals") + "()");
+        PostgresLockBackend backend = PostgresLockBackend.builder(pg.ds).withSchema(pg.schema.name()).withTable(table).build();
+
+        BlockingBackend blocking = BlockingBackend.of(backend);
+        LockKey key = LockKey.of("orders:trigger");
+        LockId id = LockId.random();
+        blocking.tryAcquire(key, id, Duration.ofSeconds(30)).orElseThrow();
+        Throwable thrown = catchThrowable(() -> blocking.extend(key, id, Duration.ofSeconds(30)));
+        assertThat(thrown).isInstanceOfSatisfying(FenceGuardException.class, e -> {
+            assertThat(e.code()).isEqualTo(ErrorCode.AUTH);
+            assertThat(e.getMessage()).contains("extend").contains("SQLSTATE 42501").contains("withheld");
+        });
+        assertThat(Printed.everything(thrown)).doesNotContain(id.value()).doesNotContain("may not be renewed");
+        assertThat(blocking.release(key, id)).isTrue();
+
+        Renewals r = renewUntilLost(backend, "orders:trigger-renewed");
+        assertThat(r.logs).as("the WARN lines were captured").contains("renewing lock 'orders:trigger-renewed'")
+                .contains("SQLSTATE 42501").contains("lost lock 'orders:trigger-renewed'");
+        r.assertNowhere(r.lockId);
+        r.assertNowhere("may not be renewed");
+    }
+
+    @Test
+    void aTriggersMessageOnAFencedWriteStaysOutOfTheException() throws Exception {
+        String marker = "marker-" + LockId.random().value();
+        pg.exec("CREATE TABLE " + pg.q("accounts") + " (id BIGINT PRIMARY KEY, owner TEXT, fence_token BIGINT NOT NULL DEFAULT 0)");
+        pg.exec("INSERT INTO " + pg.q("accounts") + " (id, owner) VALUES (1, 'ann')");
+        pg.exec("CREATE FUNCTION " + pg.q("no_owner_change") + "() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                + "RAISE EXCEPTION 'owner % may not replace %', NEW.owner, OLD.owner USING ERRCODE = '42501'; END $$");
+        pg.exec("CREATE TRIGGER no_owner_change BEFORE UPDATE ON " + pg.q("accounts") + " FOR EACH ROW EXECUTE FUNCTION "
+                + pg.q("no_owner_change") + "()");
+        FencedTable accounts = FencedTable.builder(pg.schema.name(), "accounts", "id", "fence_token").withKeyType(Long.class)
+                .withMetrics(LockMetrics.none()).build();
+
+        Throwable thrown = catchThrowable(() -> accounts.on(pg.ds).update(1L, FenceToken.of(5), Assignments.of("owner", marker)));
+
+        assertThat(thrown).isInstanceOfSatisfying(FenceGuardException.class, e -> {
+            assertThat(e.code()).isEqualTo(ErrorCode.AUTH);
+            assertThat(e.getMessage()).contains("fenced update failed: SQLSTATE 42501").contains("withheld");
+        });
+        assertThat(Printed.everything(thrown)).doesNotContain(marker).doesNotContain("may not replace");
+        assertThat(pg.one("SELECT owner || ':' || fence_token FROM " + pg.q("accounts"))).isEqualTo("ann:0");
+    }
+
+    /** What a lease's renewals left behind while every renewal failed until the lease was lost. */
+    private record Renewals(String lockId, String logs, List<Throwable> reported) {
+        void assertNowhere(String secret) {
+            assertThat(logs).as("log lines").doesNotContain(secret);
+            for (Throwable t : reported) {
+                assertThat(Printed.everything(t)).as("messages and printed stack trace of %s", t.getClass()).doesNotContain(secret);
+            }
+        }
+    }
+
+    /** Holds {@code key} under {@code backend} with a 1.5 s TTL until the client reports the lease lost; every renewal must fail. */
+    private static Renewals renewUntilLost(PostgresLockBackend backend, String key) throws Exception {
         List<Throwable> reported = new CopyOnWriteArrayList<>();
         CountDownLatch lost = new CountDownLatch(1);
         LockClient client = LockClient.builder(backend).withMetrics(LockMetrics.none()).onEvents(new LockListener() {
@@ -115,33 +189,19 @@ class PostgresErrorsCarryNoSecretsTest {
         System.setErr(new PrintStream(new TeeStream(original, err), true, StandardCharsets.UTF_8));
         Throwable fromWithLock;
         try {
-            fromWithLock = catchThrowable(() -> client.withLock("orders:renewed", Duration.ofMillis(1500), Duration.ZERO, lease -> {
+            fromWithLock = catchThrowable(() -> client.withLock(key, Duration.ofMillis(1500), Duration.ZERO, lease -> {
                 lockId.set(lease.lockId().value());
-                // Every renewal breaks the constraint; the lease runs out and is reported lost.
+                // Every renewal fails; the lease runs out and is reported lost.
                 assertThat(lost.await(30, TimeUnit.SECONDS)).as("lease reported lost").isTrue();
                 return "done";
             }));
         } finally {
             System.setErr(original);
         }
-        String logs = err.toString(StandardCharsets.UTF_8);
-
         assertThat(fromWithLock).isNull();
         assertThat(reported).isNotEmpty();
-        assertThat(logs).as("the WARN lines were captured").contains("renewing lock 'orders:renewed'")
-                .contains("SQLSTATE 23514").contains("no_long_leases").contains("lost lock 'orders:renewed'");
         assertThat(lockId.get()).isNotNull();
-        assertThat(logs).doesNotContain(lockId.get()).doesNotContain("Failing row");
-        for (Throwable t : reported) {
-            assertThat(printed(t)).as("printed stack trace of %s", t.getClass()).doesNotContain(lockId.get())
-                    .doesNotContain("Failing row");
-        }
-    }
-
-    private static String printed(Throwable t) {
-        StringWriter out = new StringWriter();
-        t.printStackTrace(new PrintWriter(out));
-        return out.toString();
+        return new Renewals(lockId.get(), err.toString(StandardCharsets.UTF_8), reported);
     }
 
     /** Writes to the real stream and to a capture, so a failing run still shows its log. */

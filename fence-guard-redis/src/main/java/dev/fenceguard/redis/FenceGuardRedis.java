@@ -181,7 +181,7 @@ public final class FenceGuardRedis implements AutoCloseable {
          * Prefix of every key the lock backend writes; default {@code fg:}. It must differ from the fence
          * key prefix ({@link #build()} checks).
          *
-         * @throws IllegalArgumentException if it is null, contains a brace or NUL, or is longer than 64 characters
+         * @throws IllegalArgumentException if it is null, contains a brace, NUL or an unpaired surrogate, or is longer than 64 characters
          */
         public Builder withKeyPrefix(String prefix) {
             this.keyPrefix = RedisKeys.requirePrefix(prefix);
@@ -225,7 +225,7 @@ public final class FenceGuardRedis implements AutoCloseable {
          * Prefix of the companion keys holding the fences of guarded keys; default {@code fg:fence:}. It
          * must differ from every lock key prefix ({@link #build()} checks).
          *
-         * @throws IllegalArgumentException if it is null, contains a brace or NUL, or is longer than 64 characters
+         * @throws IllegalArgumentException if it is null, contains a brace, NUL or an unpaired surrogate, or is longer than 64 characters
          */
         public Builder withFenceKeyPrefix(String prefix) {
             this.fencePrefix = RedisKeys.requirePrefix(prefix);
@@ -253,7 +253,7 @@ public final class FenceGuardRedis implements AutoCloseable {
          * keys starting with <code>&lt;prefix&gt;{</code> for each, as they always do for this instance's
          * own {@link #withKeyPrefix key prefix}. Replaces the previous list.
          *
-         * @throws IllegalArgumentException if a prefix is null, contains a brace or NUL, or is longer than
+         * @throws IllegalArgumentException if a prefix is null, contains a brace, NUL or an unpaired surrogate, or is longer than
          *     64 characters
          * @throws NullPointerException if {@code prefixes} is null
          */

@@ -249,7 +249,7 @@ public final class RedisFlightStore implements FlightStore, AutoCloseable {
          * Prefix of every key and of the channel; default {@code fg-sf:}. Keep it apart from the lock
          * backend's prefix and from resource keys of fenced writes.
          *
-         * @throws IllegalArgumentException if it is null, contains a brace or NUL, or is longer than 64 characters
+         * @throws IllegalArgumentException if it is null, contains a brace, NUL or an unpaired surrogate, or is longer than 64 characters
          */
         public Builder withKeyPrefix(String prefix) {
             this.prefix = RedisKeys.requirePrefix(prefix);

@@ -45,8 +45,7 @@ class RedisErrorsTest {
                 Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(
                         () -> BlockingBackend.of(redis.lockBackend()).tryAcquire(LockKey.of("orders:echo"), id, TTL));
                 assertThat(thrown).isInstanceOfSatisfying(FenceGuardException.class, e -> {
-                    assertThat(e.getMessage()).contains("acquire failed").contains("unknown command")
-                            .contains("arguments withheld").contains("orders:echo");
+                    assertThat(e.getMessage()).contains("acquire failed: ERR (error text withheld").contains("orders:echo");
                     assertThat(e.getCause()).hasMessageStartingWith("io.lettuce.core.RedisCommandExecutionException: ");
                     assertThat(e.getCause().getStackTrace()).isNotEmpty();
                 });
@@ -56,6 +55,40 @@ class RedisErrorsTest {
             } finally {
                 client.shutdown();
             }
+        }
+    }
+
+    @Test
+    void aScriptsErrorTextStaysOutAndOnlyAKnownRedisErrorCodeIsKept() {
+        // A user's fenced script that fails quoting stored data (read from a key, so no argument to spot),
+        // once with Redis's own ERR code and once with a code of its own making.
+        String prefix = TestRedis.keyPrefix("errtext");
+        String marker = "marker-" + LockId.random().value().substring(0, 8);
+        try (FenceGuardRedis redis = FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(prefix).build();
+                StatefulRedisConnection<String, String> admin = RedisSupport.shared().connect()) {
+            FencedRedis writes = redis.fencedWrites();
+            String resource = prefix + "data:{acct}:1";
+            String secret = prefix + "data:{acct}:secret";
+            admin.sync().set(secret, marker);
+            dev.fenceguard.core.FenceToken fence = dev.fenceguard.core.FenceToken.of(5);
+            for (String body : java.util.List.of("return redis.error_reply('ERR no: ' .. redis.call('GET', KEYS[2]))",
+                    "return redis.error_reply(string.upper(redis.call('GET', KEYS[2])):gsub('[^A-Z]', '') .. ' no')")) {
+                Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(
+                        () -> writes.eval(body, java.util.List.of(resource, secret), java.util.List.of(), fence));
+                assertThat(thrown).isInstanceOf(FenceGuardException.class);
+                String upper = marker.toUpperCase(java.util.Locale.ROOT).replaceAll("[^A-Z]", "");
+                assertThat(dev.fenceguard.testkit.Printed.everything(thrown)).doesNotContain(marker).doesNotContain(upper).doesNotContain(" no");
+                assertThat(thrown.getMessage()).contains("fenced script failed: ")
+                        .contains(body.contains("'ERR") ? "ERR (error text withheld" : "(error code and text withheld");
+            }
+            // A wrong type keeps its code: it is Redis's own, and says what to look at.
+            admin.sync().set(prefix + "text", "x");
+            assertThatThrownBy(() -> writes.hset(prefix + "text", java.util.Map.of("a", "b"), fence)).isInstanceOfSatisfying(FenceGuardException.class, e -> {
+                assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+                assertThat(e.getMessage()).contains("WRONGTYPE (error text withheld");
+            });
+        } finally {
+            RedisSupport.deleteKeys(prefix);
         }
     }
 

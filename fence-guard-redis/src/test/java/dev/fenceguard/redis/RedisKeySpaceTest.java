@@ -200,5 +200,12 @@ class RedisKeySpaceTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> FenceGuardRedis.builder(conn).withKeyPrefix("x}")).hasMessageContaining("'}'");
         assertThatThrownBy(() -> FenceGuardRedis.builder(conn).withFenceKeyPrefix("a{b")).hasMessageContaining("'{'");
+        // Lettuce writes '?' for a lone surrogate: "a\uD800:" would be the key space of "a?:".
+        assertThatThrownBy(() -> FenceGuardRedis.builder(conn).withKeyPrefix("a\uD800:")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("key prefix must be valid Unicode, found an unpaired surrogate U+D800 at index 1");
+        assertThatThrownBy(() -> FenceGuardRedis.builder(conn).withFenceKeyPrefix("f\uDC00:")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("key prefix must be valid Unicode, found an unpaired surrogate U+DC00 at index 1");
+        assertThatThrownBy(() -> FenceGuardRedis.builder(conn).withOtherLockKeyPrefixes("\uD83D")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("key prefix must be valid Unicode");
     }
 }

@@ -96,4 +96,40 @@ class PaymentApplicationTest {
         String charge = first.body().replaceAll(".*\"charge\":\"(ch_[0-9]+)\".*", "$1");
         assertThat(again.body()).as("the retry is recognised by its idempotency key").contains("\"charge\":\"" + charge + "\"");
     }
+
+    String charges() throws Exception {
+        return get("/orders/o-1").replaceAll(".*(\"charges\":\\[[^]]*]).*", "$1");
+    }
+
+    @Test
+    void aNegativeZeroOrAbsurdAmountIsRefusedWith400AndNothingIsChargedOrWritten() throws Exception {
+        String before = charges();
+        for (String amount : java.util.List.of("-4200", "0", "100000001", String.valueOf(Long.MIN_VALUE))) {
+            HttpResponse<String> r = post("/orders/o-3/pay?worker=web&amountCents=" + amount);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+            assertThat(r.body()).contains("\"error\":\"invalid request\"")
+                    .contains("amountCents must be between 1 and 100000000, was " + amount);
+        }
+        assertThat(get("/orders/o-3")).contains("\"status\":\"none\"");
+        assertThat(charges()).as("no charge made").isEqualTo(before);
+    }
+
+    @Test
+    void anOverLongOrMalformedOrderIdIsRefusedWith400() throws Exception {
+        String before = charges();
+        for (String id : java.util.List.of("1".repeat(600), "9".repeat(65), "o%201", "%C3%A9t%C3%A9")) {
+            HttpResponse<String> r = post("/orders/" + id + "/pay?worker=web");
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+            assertThat(r.body()).contains("\"error\":\"invalid request\"").contains("order id must be 1 to 64 letters, digits");
+            assertThat(r.body()).as("the id is not echoed").doesNotContain("999999999");
+        }
+        HttpResponse<String> r = post("/orders/o-4/pay?worker=" + "w".repeat(65));
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+        assertThat(r.body()).contains("worker must be 1 to 64 letters, digits");
+        HttpResponse<String> lookup = http.send(HttpRequest.newBuilder(URI.create(base + "/orders/" + "1".repeat(600))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(lookup.statusCode()).as(lookup.body()).isEqualTo(400);
+        assertThat(charges()).as("no charge made").isEqualTo(before);
+        assertThat(post("/orders/o-64-" + "x".repeat(59) + "/pay?worker=web").statusCode()).as("64 characters are fine").isEqualTo(200);
+    }
 }

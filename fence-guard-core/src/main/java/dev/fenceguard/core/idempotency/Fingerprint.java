@@ -1,5 +1,6 @@
 package dev.fenceguard.core.idempotency;
 
+import dev.fenceguard.core.internal.Text;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -51,11 +52,18 @@ public record Fingerprint(String hex) {
      * {@code ("a", "bc")} differ.
      *
      * @throws NullPointerException if {@code parts} or one of them is null
+     * @throws IllegalArgumentException if a part is not valid Unicode (holds an unpaired surrogate, which
+     *     UTF-8 would turn into {@code '?'}, so that two different requests would look the same); the
+     *     message names the part's index
      */
     public static Fingerprint ofParts(String... parts) {
         MessageDigest digest = sha256();
-        for (String part : Objects.requireNonNull(parts, "parts")) {
-            byte[] bytes = Objects.requireNonNull(part, "part").getBytes(StandardCharsets.UTF_8);
+        Objects.requireNonNull(parts, "parts");
+        for (int i = 0; i < parts.length; i++) {
+            Text.requireValidUnicode("fingerprint part " + i, Objects.requireNonNull(parts[i], "part"));
+        }
+        for (String part : parts) {
+            byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
             digest.update(Integer.toString(bytes.length).getBytes(StandardCharsets.US_ASCII));
             digest.update((byte) ':');
             digest.update(bytes);

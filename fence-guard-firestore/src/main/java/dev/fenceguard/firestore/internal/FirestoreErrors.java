@@ -8,8 +8,6 @@ import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.internal.Redacted;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import java.util.EnumSet;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -86,47 +84,16 @@ public final class FirestoreErrors {
     }
 
     /**
-     * Status codes whose descriptions are about the service (availability, quota, credentials), not the
-     * data; other descriptions (INVALID_ARGUMENT, FAILED_PRECONDITION, INTERNAL, UNKNOWN, ...) can
-     * quote a document and are left out.
-     */
-    private static final Set<Status.Code> DESCRIPTION_SAFE = EnumSet.of(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED,
-            Status.Code.CANCELLED, Status.Code.RESOURCE_EXHAUSTED, Status.Code.ABORTED, Status.Code.PERMISSION_DENIED,
-            Status.Code.UNAUTHENTICATED);
-
-    /**
-     * A {@link FenceGuardException} for a failed call: the gRPC status code, the exception's class, the
-     * status description only where it is safe, and as cause a {@link Redacted} copy (class name, the
-     * same facts, stack trace); never the SDK's raw message, which may quote document contents.
+     * A {@link FenceGuardException} for a failed call: the gRPC status code, the exception's class, and
+     * as cause a {@link Redacted} copy (class name, the same facts, stack trace); never the status
+     * description or the SDK's message, of any code: a description is the server's (or a proxy's) text
+     * and can quote a document, even for {@code PERMISSION_DENIED}.
      */
     public static FenceGuardException failure(Throwable cause, String subject, String operation) {
         Status.Code status = status(cause);
-        StringBuilder facts = new StringBuilder();
-        if (status == null) {
-            facts.append("no gRPC status");
-        } else {
-            facts.append("gRPC ").append(status);
-            String description = description(cause);
-            if (DESCRIPTION_SAFE.contains(status) && description != null && !description.isBlank()) {
-                int nl = description.indexOf('\n');
-                facts.append(": ").append(nl < 0 ? description : description.substring(0, nl));
-            }
-        }
-        String text = facts.toString();
+        String text = status == null ? "no gRPC status" : "gRPC " + status;
         return new FenceGuardException(code(cause), subject, operation + " failed: " + text + " ("
                 + (cause == null ? "no cause" : cause.getClass().getName()) + ")", Redacted.of(cause, text));
-    }
-
-    private static String description(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof StatusRuntimeException s) {
-                return s.getStatus().getDescription();
-            }
-            if (c instanceof FirestoreException f && f.getStatus() != null) {
-                return f.getStatus().getDescription();
-            }
-        }
-        return null;
     }
 
     private static Status.Code status(Throwable t) {

@@ -1,6 +1,7 @@
 package dev.fenceguard.firestore.internal;
 
 import com.google.cloud.firestore.DocumentReference;
+import dev.fenceguard.core.internal.Text;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
@@ -19,10 +20,12 @@ public final class LockCollections {
      *
      * @param setting the setting named in the message
      * @throws IllegalArgumentException if it is empty, contains {@code /}, is {@code .} or {@code ..},
-     *     matches {@code __.*__} or is longer than 1,500 UTF-8 bytes
+     *     matches {@code __.*__}, is longer than 1,500 UTF-8 bytes, or is not valid Unicode (the SDK
+     *     writes {@code '?'} for an unpaired surrogate: two collection ids would name one collection)
      */
     public static String requireCollectionId(String setting, String collection) {
         Objects.requireNonNull(collection, setting);
+        Text.requireValidUnicode(setting, collection);
         if (collection.isEmpty() || collection.contains("/") || collection.equals(".") || collection.equals("..")
                 || collection.matches("__.*__") || collection.getBytes(StandardCharsets.UTF_8).length > 1500) {
             throw new IllegalArgumentException(setting + " must be a single Firestore collection id (no '/', not '.' or"

@@ -42,7 +42,7 @@ public final class Dialects {
             product = connection.getMetaData().getDatabaseProductName();
         } catch (SQLException e) {
             throw new FenceGuardException(ErrorCode.UNAVAILABLE, "connection", "could not read which database the connection is to: "
-                    + "SQLSTATE " + e.getSQLState(), e);
+                    + "SQLSTATE " + e.getSQLState(), SqlCauses.redacted(e, "SQLSTATE " + e.getSQLState()));
         }
         String p = product == null ? "" : product.toLowerCase(Locale.ROOT);
         if (p.contains("postgres")) {
@@ -70,7 +70,7 @@ public final class Dialects {
             found = of(c);
         } catch (SQLException e) {
             throw new FenceGuardException(ErrorCode.UNAVAILABLE, "dataSource", "could not open a connection to tell which database it is"
-                    + " (SQLSTATE " + e.getSQLState() + ")", e);
+                    + " (SQLSTATE " + e.getSQLState() + ")", SqlCauses.redacted(e, "SQLSTATE " + e.getSQLState()));
         }
         BY_DATA_SOURCE.put(dataSource, found);
         return found;

@@ -6,28 +6,20 @@ import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
 import java.util.Optional;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Maps MySQL and MariaDB errors (by vendor error code, then SQLSTATE) to fence-guard's
- * {@link ErrorCode}s, for the lock backend and the fenced writes alike, without the server's words where
- * they may quote data. MySQL's messages quote values freely ({@code Duplicate entry 'x' for key},
- * {@code Incorrect integer value: 'x'}, a syntax error quoting the SQL near it, which with the drivers'
- * default client-side prepared statements holds the bound values), so the message is kept only for the
- * vendor codes listed in {@link #MESSAGE_SAFE}, whose texts name users, hosts, tables or settings; a
- * column is named only when the server's message is one of the two known forms that name a column
- * ({@code Column 'c' cannot be null}, {@code Field 'c' doesn't have a default value}).
+ * {@link ErrorCode}s, for the lock backend and the fenced writes alike, without the server's words.
+ * MySQL's messages quote values freely ({@code Duplicate entry 'x' for key}, {@code Incorrect integer
+ * value: 'x'}, a syntax error quoting the SQL near it, which with the drivers' default client-side
+ * prepared statements holds the bound values), and a trigger's {@code SIGNAL} sets any SQLSTATE, vendor
+ * code and message text it likes; so only the SQLSTATE and the vendor code are kept. A column is named
+ * only for the two vendor codes whose messages name one ({@code 1048 Column 'c' cannot be null},
+ * {@code 1364 Field 'c' doesn't have a default value}), read from the known form, at most 64 characters.
  */
 public final class MySqlErrors {
-
-    /** Vendor codes whose messages name objects, users or limits, never row values. */
-    private static final Set<Integer> MESSAGE_SAFE = Set.of(
-            1044, 1045, 1142, 1143, 1227,   // access denied (user, host, table, column, privilege)
-            1146, 1049, 1051,               // unknown table or database
-            1205, 1213, 1317, 1969, 3024,   // lock wait timeout, deadlock, interrupted, statement timeouts
-            1040, 1053, 1152, 1158, 1159, 1160, 1161, 2002, 2003, 2006, 2013); // connections
 
     private static final Pattern COLUMN = Pattern.compile("\\b(?:Column|Field) '([^']{1,64})' (?:cannot be null|doesn't have a default value)");
 
@@ -84,11 +76,11 @@ public final class MySqlErrors {
         return SqlCauses.map(e, key, operation, MySqlErrors::map);
     }
 
-    /** The column a {@code NOT NULL} refusal named, if the server's message is one of the forms that name one. */
+    /** The column a {@code NOT NULL} refusal (vendor code 1048 or 1364) named, read from the message's known form. */
     public static Optional<String> column(SQLException e) {
         SQLException source = SqlCauses.of(e).orElse(e);
         String message = source.getMessage();
-        if (message == null) {
+        if (message == null || source.getErrorCode() != 1048 && source.getErrorCode() != 1364) {
             return Optional.empty();
         }
         // Drivers prefix the server's text ("(conn=12) Column 'x' ..."): look for the form in the first line.
@@ -104,15 +96,10 @@ public final class MySqlErrors {
         return state.startsWith("23") || source.getErrorCode() == 1364 || source.getErrorCode() == 3819 || source.getErrorCode() == 4025;
     }
 
-    /** Vendor code, SQLSTATE, and the server's message where it is safe. */
+    /** Vendor code, SQLSTATE and the column a {@code NOT NULL} refusal named; never the message. */
     static String facts(SQLException e) {
         StringBuilder out = new StringBuilder("SQLSTATE ").append(e.getSQLState()).append(", error ").append(e.getErrorCode());
         column(e).ifPresent(c -> out.append(", column \"").append(c).append('"'));
-        if (MESSAGE_SAFE.contains(e.getErrorCode()) && e.getMessage() != null && !e.getMessage().isBlank()) {
-            out.append(": ").append(e.getMessage().lines().findFirst().orElse(""));
-        } else {
-            out.append(" (server message withheld: it may quote row contents)");
-        }
-        return out.toString();
+        return out.append(" (server message withheld: it may quote row contents)").toString();
     }
 }

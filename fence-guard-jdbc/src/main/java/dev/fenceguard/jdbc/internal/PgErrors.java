@@ -6,28 +6,20 @@ import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
 import java.util.Optional;
-import java.util.Set;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
 
 /**
  * Maps PostgreSQL errors (by SQLSTATE) to fence-guard's {@link ErrorCode}s, for the lock backend and
- * the fenced writes alike, without the server's words where they may quote data: pgjdbc's message includes the server's DETAIL, which for a
- * constraint violation is the whole row (lock id included), and the primary message of a data
- * exception or a trigger's RAISE can quote values too. What is kept: SQLSTATE, constraint, schema,
- * table, column and data type names, the operation, the driver exception's class and stack trace, and
- * the primary message only for SQLSTATE classes whose messages name objects and never values.
+ * the fenced writes alike, without the server's words: pgjdbc's message includes the server's DETAIL,
+ * which for a constraint violation is the whole row (lock id included), and any primary message can
+ * be a trigger's RAISE, with whatever SQLSTATE the trigger chose and whatever row data it quoted. What
+ * is kept: SQLSTATE, constraint, schema, table, column and data type names (the server reports them as
+ * fields of their own), the operation, and the driver exception's class and stack trace. The only text
+ * kept is pgjdbc's own for a connection failure (class 08 without a server message), which names the
+ * host it could not reach and cannot come from the server.
  */
 public final class PgErrors {
-
-    /**
-     * SQLSTATE classes whose primary messages name connections, roles, objects or resources, never row
-     * values: connection (08), authorization (28), catalog/schema (3D, 3F), transaction rollback (40),
-     * syntax or access rule (42), resources (53, 54), object state (55), operator intervention (57),
-     * system (58). Everything else (22 data exceptions, 23 integrity violations, P0 RAISE, XX, ...) is
-     * reported by SQLSTATE and names only.
-     */
-    private static final Set<String> MESSAGE_SAFE_CLASSES = Set.of("08", "28", "3D", "3F", "40", "42", "53", "54", "55", "57", "58");
 
     private PgErrors() {}
 
@@ -97,7 +89,7 @@ public final class PgErrors {
         return SqlCauses.of(e).filter(PSQLException.class::isInstance).map(p -> ((PSQLException) p).getServerErrorMessage());
     }
 
-    /** SQLSTATE, the names the server reported, and the primary message where it is safe. */
+    /** SQLSTATE, the names the server reported, and pgjdbc's own text of a connection failure. */
     static String facts(SQLException e) {
         String state = e.getSQLState();
         StringBuilder out = new StringBuilder("SQLSTATE ").append(state);
@@ -111,12 +103,12 @@ public final class PgErrors {
             name(out, "column", server.getColumn());
             name(out, "type", server.getDatatype());
         }
-        if (state != null && state.length() == 5 && MESSAGE_SAFE_CLASSES.contains(state.substring(0, 2))) {
-            String message = server != null ? server.getMessage() : e.getMessage();
-            if (message != null && !message.isBlank()) {
-                out.append(": ").append(firstLine(message));
-            }
+        if (server == null && e instanceof PSQLException && state != null && state.startsWith("08")
+                && e.getMessage() != null && !e.getMessage().isBlank()) {
+            // pgjdbc's own words ("Connection to 127.0.0.1:1 refused"): no server was there to say anything.
+            out.append(": ").append(firstLine(e.getMessage()));
         } else {
+            // Whatever the class: a trigger can RAISE any SQLSTATE, with row data in its message.
             out.append(" (server message withheld: it may quote row contents)");
         }
         return out.toString();

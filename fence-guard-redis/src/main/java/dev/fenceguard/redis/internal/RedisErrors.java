@@ -8,15 +8,26 @@ import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /**
  * The one place where Lettuce's failures become fence-guard's {@link FenceGuardException}s, for the
- * lock backend and the fenced writes alike: the code ({@link ErrorCode}) and a message that keeps the
- * Redis error text but never the arguments the server may echo (a lock id, a stored value).
+ * lock backend and the fenced writes alike: the code ({@link ErrorCode}) and a message that keeps, of an
+ * error the server replied, only its error code ({@code WRONGTYPE}, {@code NOSCRIPT}, ...) and only if
+ * it is one of Redis's own: the text after it can echo arguments (a lock id) or be whatever a script
+ * chose to say ({@code redis.error_reply} with stored data), and a script can make up the code too.
+ * Lettuce's own texts (a timeout, a refused connection) are kept, without arguments.
  */
 public final class RedisErrors {
+
+    /** Error codes Redis itself replies with: a script-made code is withheld like the text after it. */
+    private static final Set<String> REDIS_CODES = Set.of("ERR", "WRONGTYPE", "NOSCRIPT", "NOPERM", "NOAUTH", "WRONGPASS",
+            "READONLY", "LOADING", "BUSY", "BUSYKEY", "BUSYGROUP", "CLUSTERDOWN", "MASTERDOWN", "TRYAGAIN", "MOVED", "ASK",
+            "CROSSSLOT", "NOREPLICAS", "OOM", "EXECABORT", "MISCONF", "NOTBUSY", "UNKILLABLE", "NOMASTERLINK", "NOPROTO",
+            "UNBLOCKED");
 
     private RedisErrors() {}
 
@@ -47,17 +58,34 @@ public final class RedisErrors {
 
     /**
      * A {@link FenceGuardException} for a Lettuce exception raised by a call with {@code args}: its
-     * message and its cause (a {@link Redacted} copy with the same class name and stack trace) keep the
-     * Redis error text, but not the arguments the server may echo ({@code unknown command ..., with args
-     * beginning with: ...}, or a script's own error reply), which can hold a lock id or a stored value.
+     * message and its cause (a {@link Redacted} copy with the same class name and stack trace) keep a
+     * server error's Redis error code only (see the class comment), or Lettuce's own text without
+     * {@code args}.
      */
     private static FenceGuardException mapLettuce(RedisException e, String subject, String operation, String... args) {
         ErrorCode code = code(e);
-        String text = safeText(e.getMessage(), args);
+        String text = e instanceof RedisCommandExecutionException ? errorCode(e.getMessage()) : safeText(e.getMessage(), args);
         return new FenceGuardException(code, subject, operation + " failed: " + text, Redacted.of(e, text));
     }
 
-    /** The error text without echoed arguments: cut where Redis starts quoting them, and any argument removed. */
+    /**
+     * Error codes fence-guard's own scripts reply with, and the fixed words they stand for (a user's script
+     * that replied one would get these words, never its own text).
+     */
+    private static final Map<String, String> OWN_CODES = Map.of(
+            "FGCOUNTER", "the lock's fence counter does not hold a number (its key holds something else)");
+
+    /** A server error reply reduced to its error code, if it is one of Redis's own, or to fence-guard's words for its own. */
+    static String errorCode(String reply) {
+        String first = reply == null ? "" : reply.strip().split("\\s", 2)[0];
+        if (OWN_CODES.containsKey(first)) {
+            return first + ": " + OWN_CODES.get(first);
+        }
+        return REDIS_CODES.contains(first) ? first + " (error text withheld: it may quote arguments or stored data)"
+                : "(error code and text withheld: a script's own error may quote stored data)";
+    }
+
+    /** Lettuce's own error text without echoed arguments: cut where Redis starts quoting them, and any argument removed. */
     public static String safeText(String message, String... args) {
         if (message == null) {
             return "(no message)";

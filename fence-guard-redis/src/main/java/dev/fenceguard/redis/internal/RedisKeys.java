@@ -1,6 +1,7 @@
 package dev.fenceguard.redis.internal;
 
 import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.internal.Text;
 import io.lettuce.core.cluster.SlotHash;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -37,11 +38,15 @@ public final class RedisKeys {
         return prefix + "{";
     }
 
-    /** Validates a key prefix: anything without braces, at most 64 characters. */
+    /**
+     * Validates a key prefix: anything without braces or NUL, at most 64 characters, valid Unicode (Lettuce
+     * writes {@code '?'} for an unpaired surrogate, so {@code "a\uD800:"} would be the key space of {@code "a?:"}).
+     */
     public static String requirePrefix(String prefix) {
         if (prefix == null) {
             throw new IllegalArgumentException("key prefix must not be null");
         }
+        Text.requireValidUnicode("key prefix", prefix);
         if (prefix.length() > 64 || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0 || prefix.indexOf('\0') >= 0) {
             throw new IllegalArgumentException("key prefix must be at most 64 characters without '{', '}' or NUL, was '"
                     + (prefix.length() > 64 ? prefix.substring(0, 64) + "..." : prefix) + "'");

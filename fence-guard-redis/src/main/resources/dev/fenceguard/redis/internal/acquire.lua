@@ -67,7 +67,8 @@ end
 local last = tonumber(counter or '0')
 if not last then
   undo()
-  return redis.error_reply('ERR the fence counter ' .. KEYS[2] .. ' does not hold a number')
+  -- A code of fence-guard's own: RedisErrors gives its fixed wording, as it copies no error text.
+  return redis.error_reply('FGCOUNTER the fence counter does not hold a number')
 end
 if counter and last < start then
   return {1, start, expiry}

@@ -2,12 +2,15 @@ package dev.fenceguard.spring.jdbc;
 
 import dev.fenceguard.jdbc.FencedTable;
 import dev.fenceguard.jdbc.FencedWriter;
+import java.sql.Connection;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.jooq.impl.DataSourceConnectionProvider;
+import org.jooq.tools.jdbc.JDBCUtils;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -27,6 +30,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * }
  * }</pre>
  *
+ * <p>Statements are written for the database the DataSource is to, PostgreSQL, MariaDB or MySQL, as
+ * the connection's metadata tells on the first write in a transaction; writes outside a transaction
+ * learn it as {@link FencedTable#on(DataSource)} does.
+ *
  * <p>The choice is made when {@link #on} is called: take a writer where you write, as you would call
  * {@code table.on(dataSource)}, rather than keeping one across transactions. Immutable and thread-safe;
  * the Spring Boot auto-configuration provides one for the application's DataSource.
@@ -36,14 +43,15 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 public final class TransactionalFencedWrites {
 
     private final DataSource dataSource;
-    private final DSLContext transactional;
+    private final DataSource transactionAware;
+    /** Made by the first write in a transaction, in the dialect of the database it is to; then kept. */
+    private volatile DSLContext transactional;
 
     private TransactionalFencedWrites(DataSource dataSource) {
         this.dataSource = dataSource;
         // jOOQ asks the proxy for a connection per statement; inside a transaction the proxy hands out
         // the transaction's connection (and ignores close), which is how Spring's own JdbcTemplate joins it.
-        this.transactional = DSL.using(new DataSourceConnectionProvider(new TransactionAwareDataSourceProxy(dataSource)),
-                SQLDialect.POSTGRES);
+        this.transactionAware = new TransactionAwareDataSourceProxy(dataSource);
     }
 
     /**
@@ -60,12 +68,35 @@ public final class TransactionalFencedWrites {
      * holds a connection of this DataSource for it), else committing each write on its own.
      *
      * @throws NullPointerException if {@code table} is null
+     * @throws IllegalArgumentException inside a transaction, if the DataSource is to another database
+     *     than PostgreSQL, MariaDB or MySQL
      */
     public FencedWriter on(FencedTable table) {
         Objects.requireNonNull(table, "table");
         boolean joined = TransactionSynchronizationManager.isActualTransactionActive()
                 || TransactionSynchronizationManager.hasResource(dataSource);
-        return joined ? table.on(transactional) : table.on(dataSource);
+        return joined ? table.on(transactional()) : table.on(dataSource);
+    }
+
+    /**
+     * The context of writes that join the transaction, rendering for the database the DataSource is to
+     * (PostgreSQL, MariaDB or MySQL), which the transaction's own connection tells: a second connection
+     * from a small pool could wait for the one the transaction holds.
+     */
+    private DSLContext transactional() {
+        DSLContext ctx = transactional;
+        if (ctx == null) {
+            SQLDialect dialect;
+            Connection c = DataSourceUtils.getConnection(dataSource);
+            try {
+                dialect = JDBCUtils.dialect(c);
+            } finally {
+                DataSourceUtils.releaseConnection(c, dataSource);
+            }
+            ctx = DSL.using(new DataSourceConnectionProvider(transactionAware), dialect);
+            transactional = ctx; // a race makes two equal contexts: harmless
+        }
+        return ctx;
     }
 
     /** The DataSource written to. */

@@ -80,7 +80,11 @@ final class FenceGuardStartup implements SmartInitializingSingleton, BeanFactory
         try {
             warmUp.run();
         } catch (RuntimeException e) {
-            LOG.warn("fence-guard could not warm up {} at startup; the first call will pay for it: {}", what, e.toString());
+            Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+            // An exception fence-guard did not compose (an application backend's, a driver's) is named by
+            // its class only: its message may quote data.
+            LOG.warn("fence-guard could not warm up {} at startup; the first call will pay for it: {}", what,
+                    dev.fenceguard.core.internal.Redacted.describe(cause));
         }
     }
 

@@ -153,6 +153,25 @@ class FenceGuardAutoConfigurationTest {
     }
 
     @Test
+    void aWarmUpFailureOfAnotherTypeIsLoggedByClassNotByMessage() {
+        // A backend of the application's own may fail with a driver's exception quoting data.
+        String marker = "marker-" + java.util.UUID.randomUUID();
+        LockBackend failing = new WarmUpBackend(() -> java.util.concurrent.CompletableFuture.failedFuture(
+                new IllegalStateException("row (" + marker + ") refused")));
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream original = System.err;
+        System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            postgres().withBean(LockBackend.class, () -> failing).run(ctx -> assertThat(ctx).hasNotFailed());
+        } finally {
+            System.setErr(original);
+        }
+        String logs = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+        original.print(logs);
+        assertThat(logs).contains("could not warm up the lock client").contains("IllegalStateException").doesNotContain(marker);
+    }
+
+    @Test
     void withoutTheBackendModulesOnTheClassPathOnlyTheApplicationsBackendIsUsed() {
         // tried: a DataSource, a Redis client and a Firestore bean, with fence-guard-jdbc, -redis, -firestore,
         // -migrations and Flyway hidden from the class path
