@@ -9,6 +9,7 @@ import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.internal.Checks;
 import dev.fenceguard.core.internal.Redacted;
+import dev.fenceguard.reactor.internal.HandOff;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -49,9 +50,18 @@ import reactor.util.context.ContextView;
  * came from another client is refused with an {@code IllegalArgumentException} error signal, also
  * before any I/O.
  *
- * <p><b>Cancellation</b> leaves no lock behind: cancelling an acquire that is waiting stops its retries,
- * and a grant that arrives after the cancel is released; cancelling {@link #withLock} while the work
- * runs cancels the work's Mono and releases the lease.
+ * <p><b>Cancellation</b> leaves no lock behind, however it meets the grant. Cancelling an acquire
+ * ({@link #tryAcquire}, {@link #acquire}, {@link #acquireAll}) that is waiting stops its retries; a grant
+ * that arrives as the subscriber cancels is released, including one handed to a subscriber that had
+ * begun to cancel and so dropped it; and a lease already delivered into a chain that is then cancelled
+ * (a {@code flatMap} running work with it) is released. A cancel from inside the delivery, as
+ * {@code next()} and {@code take(1)} make when they take the value, leaves the lease with the subscriber.
+ * So keep a subscription whose lease you keep: cancelling it releases the lease (the standard
+ * subscribers, {@code subscribe(...)}, {@code block()} and {@code toFuture()}, never cancel after taking
+ * it). Operators that hold values and drop them when cancelled or failed ({@code collectList},
+ * {@code buffer}, {@code zip} when another source fails) discard them instead: put
+ * {@code .doOnDiscard(Lease.class, lease -> locks.release(lease).subscribe())} below them. Cancelling
+ * {@link #withLock} while the work runs cancels the work's Mono and releases the lease.
  *
  * <p><b>Threads.</b> Signals arrive on the thread that completed the backend call: a driver's I/O thread
  * (Lettuce's event loop, gRPC's executor), a JDBC backend's executor or fence-guard's timer thread. Do
@@ -113,7 +123,8 @@ public final class ReactiveLockClient {
     /**
      * Takes the lock on {@code key}, retrying with exponential backoff and full jitter for up to
      * {@code maxWait}; see {@link LockClient#acquire}. Retries are timer tasks: no thread waits.
-     * Cancelling the subscription stops the retries and releases a grant that arrives afterwards.
+     * Cancelling the subscription stops the retries and releases the lease, whenever the grant arrives
+     * (see "Cancellation" above).
      *
      * @param maxWait how long to keep trying; {@link Duration#ZERO} means one attempt
      * @return a Mono of the lease, empty if the key stayed held for {@code maxWait}
@@ -146,9 +157,7 @@ public final class ReactiveLockClient {
         LockKey first = copy.stream().map(LockKey::of).sorted().findFirst().orElseThrow();
         Checks.ttl(ttl, first);
         Checks.maxWait(maxWait, first);
-        return Mono.fromFuture(() -> future(async.acquireAll(copy, ttl, maxWait)))
-                .doOnDiscard(Optional.class, late -> late.ifPresent(set -> releaseUnwanted(release((LeaseSet) set))))
-                .flatMap(Mono::justOrEmpty);
+        return HandOff.<LeaseSet>of(() -> async.acquireAll(copy, ttl, maxWait), set -> releaseUnwanted(release(set)));
     }
 
     /**
@@ -262,19 +271,14 @@ public final class ReactiveLockClient {
         return running.map(Optional::of).defaultIfEmpty(Optional.empty()).contextWrite(context).toFuture();
     }
 
-    /**
-     * A Mono of an optional lease. If the subscriber cancels just as the lease arrives, Reactor discards
-     * the value instead of emitting it: release it then, so the lock does not stay held for its TTL.
-     */
+    /** A Mono of an optional lease that, cancelled, leaves no lock behind: see {@link HandOff}. */
     private Mono<Lease> lease(Supplier<CompletionStage<Optional<Lease>>> call) {
-        return Mono.fromFuture(() -> future(call.get()))
-                .doOnDiscard(Optional.class, late -> late.ifPresent(lease -> releaseUnwanted(release((Lease) lease))))
-                .flatMap(Mono::justOrEmpty);
+        return HandOff.<Lease>of(call, lease -> releaseUnwanted(release(lease)));
     }
 
     private static void releaseUnwanted(Mono<Boolean> release) {
         release.subscribe(released -> {}, error -> log.warn(
-                "could not release a lease that arrived after its subscriber cancelled; it expires at its TTL: {}",
+                "could not release a lease whose subscriber cancelled; it expires at its TTL: {}",
                 Redacted.describe(error)));
     }
 

@@ -34,4 +34,9 @@ class FirestoreReactiveTest extends ReactiveLockContract {
     Duration renewedTtl() {
         return Duration.ofSeconds(2); // a renewal is a transaction: two or three emulator round trips
     }
+
+    @Override
+    int concurrentRounds() {
+        return 10; // each call is two or three emulator round trips: the callers meet within a few rounds
+    }
 }

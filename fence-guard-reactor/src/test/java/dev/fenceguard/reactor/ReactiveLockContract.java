@@ -21,8 +21,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
@@ -229,6 +231,54 @@ abstract class ReactiveLockContract {
         assertThat(NoBlocking.caughtSince(before)).as("blocking calls on non-blocking threads").isEmpty();
         assertThat(stored(a)).isEmpty();
         assertThat(stored(b)).isEmpty();
+    }
+
+    /** Callers at once in {@link #manyCallersAtOnceBlockNoNonBlockingThread}, each on a thread of its own. */
+    static final int CALLERS = 16;
+
+    /** Rounds of acquire, extend, lookup and release per caller; enough that callers meet on the connection. */
+    int concurrentRounds() {
+        return 200;
+    }
+
+    /**
+     * Many callers at once on non-blocking threads, each a loop of acquire, extend, lookup and release on a
+     * key of its own, sending every step from one of those threads (as a WebFlux service hops threads):
+     * so calls meet on the backend's one connection from several threads at the same moment, and whatever
+     * a driver does when they collide (a lock it takes for each write, say) happens on a non-blocking
+     * thread, where BlockHound catches any wait. Calls that each went out from the thread that completed
+     * the last (a driver's one event loop) would never collide.
+     */
+    @Test
+    void manyCallersAtOnceBlockNoNonBlockingThread() {
+        List<String> before = NoBlocking.caught();
+        Scheduler callers = Schedulers.newParallel("reactor-test-callers", CALLERS);
+        try {
+            Flux<Boolean> all = Flux.range(0, CALLERS).flatMap(caller -> Flux.range(0, concurrentRounds())
+                    .concatMap(round -> round(key("busy-" + caller), callers))
+                    .subscribeOn(callers), CALLERS);
+            StepVerifier.create(all.all(Boolean::booleanValue))
+                    .expectNext(true)
+                    .expectComplete()
+                    .verify(WAIT.multipliedBy(4));
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; blocking calls caught: " + NoBlocking.caughtSince(before), e);
+        } finally {
+            callers.dispose();
+        }
+        assertThat(NoBlocking.caughtSince(before)).as("blocking calls on non-blocking threads").isEmpty();
+        for (int caller = 0; caller < CALLERS; caller++) {
+            assertThat(stored(key("busy-" + caller))).isEmpty();
+        }
+    }
+
+    /** One round of {@link #manyCallersAtOnceBlockNoNonBlockingThread}: true if the lease was had and given back. */
+    private Mono<Boolean> round(String key, Scheduler callers) {
+        return locks.tryAcquire(key, LONG).publishOn(callers)
+                .flatMap(lease -> locks.extend(lease, LONG).publishOn(callers)
+                        .flatMap(extended -> locks.lookup(key).publishOn(callers))
+                        .flatMap(info -> locks.release(lease).publishOn(callers)))
+                .defaultIfEmpty(false);
     }
 
     private void awaitQuietly(Event e, int n) {

@@ -77,6 +77,21 @@ final class SpyBackend implements LockBackend {
     }
 
     /**
+     * Waits until no acquire call is out and every grant has been released (each a release that
+     * answered true); fails after 30 s.
+     */
+    synchronized void awaitEveryGrantReleased() throws InterruptedException {
+        long end = System.currentTimeMillis() + WAIT_MS;
+        while (acquiresInFlight > 0 || count(Event.RELEASED) < count(Event.GRANTED)) {
+            long left = end - System.currentTimeMillis();
+            if (left <= 0) {
+                throw new AssertionError("grants still held after 30 s (" + counts + ", acquires out: " + acquiresInFlight + ")");
+            }
+            wait(left);
+        }
+    }
+
+    /**
      * Runs {@code action} once, on the thread that records it, when {@code e} has happened {@code more}
      * more times than now: a way to react to the backend without a waiting thread.
      */

@@ -97,6 +97,9 @@ public final class FenceGuardRedis implements AutoCloseable {
 
     /**
      * On a connection you own, which fence-guard never closes. Its codec must be UTF-8 strings.
+     * If your own threads write to it while fence-guard does, a fence-guard call can park briefly on the
+     * lock Lettuce takes for each write (docs/redis.md, "Lettuce's write lock"); a connection of
+     * fence-guard's own rules that out.
      *
      * @throws NullPointerException if {@code connection} is null
      */
@@ -107,6 +110,9 @@ public final class FenceGuardRedis implements AutoCloseable {
 
     /**
      * On a Cluster connection you own, which fence-guard never closes. Its codec must be UTF-8 strings.
+     * If your own threads write to it while fence-guard does, a fence-guard call can park briefly on the
+     * lock Lettuce takes for each write (docs/redis.md, "Lettuce's write lock"); a connection of
+     * fence-guard's own rules that out.
      *
      * @throws NullPointerException if {@code connection} is null
      */

@@ -36,6 +36,13 @@ import java.util.function.Supplier;
  * <p>The context is forked from {@link Context#ROOT}, not the caller's, so that a cancelled caller's
  * context (an incoming gRPC request, say) cannot cancel a release or a renewal.
  *
+ * <p>gRPC runs a call's callbacks inside the context the call was started in, so the chain's steps
+ * run inside this operation's context, and so would whatever a user chained on the returned future:
+ * an RPC they start there would be cancelled with this context as the operation ends. The future is
+ * therefore completed with the caller's context current again (the one current when the operation
+ * started; {@link Context#ROOT} if that was another operation's): callbacks chained on it run where a
+ * callback on the SDK's own futures would.
+ *
  * @param <T> the operation's answer
  */
 public final class BoundedCall<T> {
@@ -49,10 +56,15 @@ public final class BoundedCall<T> {
     /** Runs a callback where the event happened: every step only starts the next RPC or completes. */
     private static final Executor DIRECT = Runnable::run;
 
+    /** Marks the contexts of these operations, so that one is never taken for a caller's. */
+    private static final Context.Key<Boolean> OPERATION = Context.key("fence-guard-firestore-operation");
+
     private final String subject;
     private final String operation;
     private final Duration timeout;
     private final Context.CancellableContext context;
+    /** Where the returned future completes: see the class comment. */
+    private final Context caller;
     private final CompletableFuture<T> result = new CompletableFuture<>();
     private volatile ApiFuture<?> inFlight;
 
@@ -60,7 +72,10 @@ public final class BoundedCall<T> {
         this.subject = subject;
         this.operation = operation;
         this.timeout = timeout;
-        this.context = Context.ROOT.withDeadline(Deadline.after(timeout.plus(GRACE).toNanos(), TimeUnit.NANOSECONDS), DEADLINES);
+        this.context = Context.ROOT.withValue(OPERATION, Boolean.TRUE)
+                .withDeadline(Deadline.after(timeout.plus(GRACE).toNanos(), TimeUnit.NANOSECONDS), DEADLINES);
+        Context current = Context.current();
+        this.caller = OPERATION.get(current) == null ? current : Context.ROOT;
     }
 
     /**
@@ -127,12 +142,12 @@ public final class BoundedCall<T> {
 
     /** Completes the operation with {@code value}. */
     public void complete(T value) {
-        result.complete(value);
+        caller.run(() -> result.complete(value));
     }
 
     /** Completes the operation with {@code error} (a {@link FenceGuardException} from the caller's own checks). */
     public void fail(Throwable error) {
-        result.completeExceptionally(error);
+        caller.run(() -> result.completeExceptionally(error));
     }
 
     @SuppressWarnings("unchecked")
@@ -163,9 +178,9 @@ public final class BoundedCall<T> {
         try {
             body.run();
         } catch (FenceGuardException | IllegalArgumentException e) {
-            result.completeExceptionally(e);
+            fail(e);
         } catch (RuntimeException e) {
-            result.completeExceptionally(FirestoreErrors.failure(e, subject, operation));
+            fail(FirestoreErrors.failure(e, subject, operation));
         }
     }
 
@@ -176,15 +191,15 @@ public final class BoundedCall<T> {
         if (context.isCancelled()) {
             timedOut();
         } else if (t instanceof FenceGuardException || t instanceof IllegalArgumentException) {
-            result.completeExceptionally(t);
+            fail(t);
         } else {
-            result.completeExceptionally(FirestoreErrors.failure(t, subject, operation));
+            fail(FirestoreErrors.failure(t, subject, operation));
         }
     }
 
     /** The operation's time is up (a no-op if it completed meanwhile). */
     private void timedOut() {
-        result.completeExceptionally(new FenceGuardException(ErrorCode.TIMEOUT, subject, operation
+        fail(new FenceGuardException(ErrorCode.TIMEOUT, subject, operation
                 + " did not finish within " + timeout + "; the call was cancelled"));
     }
 

@@ -23,8 +23,9 @@ import java.util.function.Supplier;
  * by its lock backend and its fenced writes, and the one way scripts reach it: EVALSHA on Lettuce's
  * asynchronous commands, then EVAL on the same path when the node answers NOSCRIPT (after a restart,
  * SCRIPT FLUSH, or on a Cluster node that has not seen the script; EVAL caches it there). No thread
- * waits for Redis. Futures complete on Lettuce's event loop (or, for a timeout, the JDK's shared delay
- * scheduler thread): what is chained onto them must not block.
+ * waits for Redis, and commands reach Lettuce one at a time ({@link OneWriter}), so that callers never
+ * meet on the lock Lettuce takes for each write. Futures complete on Lettuce's event loop (or, for a
+ * timeout, the JDK's shared delay scheduler thread): what is chained onto them must not block.
  */
 public final class RedisHandle {
 
@@ -42,6 +43,7 @@ public final class RedisHandle {
     private final AutoCloseable owned;
     private final String topology;
     private final ReplicaWait replicaWait;
+    private final OneWriter writer = new OneWriter();
 
     private RedisHandle(RedisScriptingAsyncCommands<String, String> commands, AutoCloseable owned, String topology,
             ReplicaWait replicaWait) {
@@ -140,13 +142,9 @@ public final class RedisHandle {
         });
     }
 
-    /** Lettuce reports most failures through the future, but a closed connection can throw at once. */
-    private static <T> CompletionStage<T> dispatch(Supplier<? extends CompletionStage<T>> send) {
-        try {
-            return send.get();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+    /** Every command goes to Lettuce this way: one at a time, see {@link OneWriter}. */
+    private <T> CompletionStage<T> dispatch(Supplier<? extends CompletionStage<T>> send) {
+        return writer.send(send);
     }
 
     /**
