@@ -284,9 +284,51 @@ public final class AsyncLockClient implements Lease.Owner {
         }
     }
 
+    /**
+     * Releases {@code taken} newest first, one after the other, without waiting for them; failures go to the log
+     * and the listener. One at a time, because thousands sent at once would queue for the backend's connections
+     * past the release timeout and leave their keys locked for a TTL.
+     */
     private void releaseAllQuietly(List<Lease> taken) {
-        for (int i = taken.size() - 1; i >= 0; i--) {
-            releaseQuietly(taken.get(i));
+        new ReleaseInTurn(List.copyOf(taken)).drive();
+    }
+
+    /** The releases of {@link #releaseAllQuietly}, in a loop like {@link TakeAll}'s: no callback chain per lease. */
+    private final class ReleaseInTurn {
+        private final List<Lease> leases;
+        private final AtomicInteger passes = new AtomicInteger();
+        private volatile CompletableFuture<Boolean> pending;
+        private int next;
+
+        ReleaseInTurn(List<Lease> leases) {
+            this.leases = leases;
+            this.next = leases.size() - 1;
+        }
+
+        void drive() {
+            if (passes.getAndIncrement() != 0) {
+                return;
+            }
+            int missed = 1;
+            do {
+                while (next >= 0 && (pending == null || pending.isDone())) {
+                    Lease lease = leases.get(next--);
+                    CompletableFuture<Boolean> releasing;
+                    try {
+                        releasing = releaseInternal(lease);
+                    } catch (RuntimeException e) {
+                        releasing = CompletableFuture.failedFuture(e);
+                    }
+                    pending = releasing;
+                    releasing.whenComplete((released, error) -> {
+                        if (error != null) {
+                            reportReleaseFailure(lease, Calls.unwrap(error));
+                        }
+                        drive();
+                    });
+                }
+                missed = passes.addAndGet(-missed);
+            } while (missed != 0);
         }
     }
 

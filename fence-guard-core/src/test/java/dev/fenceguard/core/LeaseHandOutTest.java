@@ -176,6 +176,23 @@ class LeaseHandOutTest {
     }
 
     @Test
+    void acquireAllGivesBackTheKeysItTookOneAtATime() {
+        // Thousands of releases sent at once queued for a pool's connections past the release timeout (seen on
+        // PostgreSQL under load) and left their keys locked for a TTL.
+        Lease blocker = client.tryAcquire("k:9", TTL).orElseThrow();
+        List<String> keys = IntStream.range(0, 10).mapToObj(i -> "k:" + i).toList();
+        backend.hangRelease = true;
+        assertThat(client.async().acquireAll(keys, TTL, Duration.ZERO).toCompletableFuture()).isCompletedWithValue(Optional.empty());
+        for (int i = 8; i >= 0; i--) {
+            assertThat(backend.hung).as("releases in flight while k:" + i + " is given back").hasSize(1);
+            backend.answerHungCalls();
+        }
+        assertThat(backend.hung).isEmpty();
+        assertThat(keys).filteredOn(k -> !k.equals("k:9")).allSatisfy(k -> assertThat(memory.lookup(LockKey.of(k))).as(k).isEmpty());
+        assertThat(blocker.isValid()).isTrue();
+    }
+
+    @Test
     void acquireAllHandsOutNoSetWhoseFirstLeaseRanOutWhileTheLastWasTaken() {
         backend.hangAcquire = true;
         CompletableFuture<Optional<LeaseSet>> taking = client.async().acquireAll(List.of("a", "b"), SHORT_TTL, Duration.ofMinutes(1))
