@@ -16,9 +16,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -130,7 +132,9 @@ public final class AsyncLockClient implements Lease.Owner {
     /**
      * One attempt to take the lock on {@code key}, without waiting.
      *
-     * @return a stage of the lease, or of empty if another live lease holds the key; it fails with a
+     * @return a stage of the lease, or of empty if another live lease holds the key, or if the grant came
+     *     back after the TTL had run out since the request was sent (a lease is handed out only while it is
+     *     {@linkplain Lease#isValid() valid}; such a grant is released); it fails with a
      *     {@link FenceGuardException} if the backend fails or does not answer within the call timeout
      * @throws IllegalArgumentException if the key or TTL is invalid (before any I/O)
      */
@@ -141,7 +145,8 @@ public final class AsyncLockClient implements Lease.Owner {
 
     /**
      * Takes the lock on {@code key}, retrying with exponential backoff and full jitter for up to
-     * {@code maxWait}. Retries are timer tasks: no thread waits in between.
+     * {@code maxWait}. Retries are timer tasks: no thread waits in between. A grant that comes back after
+     * the TTL has run out since its request was sent is released and counts as a refusal.
      *
      * @return a stage of the lease, or of empty if the key stayed held for {@code maxWait}
      * @throws IllegalArgumentException if the key, TTL or wait is invalid (before any I/O)
@@ -165,46 +170,165 @@ public final class AsyncLockClient implements Lease.Owner {
         List<LockKey> ordered = keys.stream().map(LockKey::of).distinct().sorted().toList();
         Checks.ttl(ttl, ordered.getFirst());
         Checks.maxWait(maxWait, ordered.getFirst());
-        long deadline = time.nanoTime() + maxWait.toNanos();
         CompletableFuture<Optional<LeaseSet>> out = new CompletableFuture<>();
-        takeNext(ordered, 0, new ArrayList<>(), ttl, deadline, out);
+        new TakeAll(ordered, ttl, time.nanoTime() + maxWait.toNanos(), out).drive();
         return out;
     }
 
-    private void takeNext(List<LockKey> keys, int index, List<Lease> taken, Duration ttl, long deadline,
-            CompletableFuture<Optional<LeaseSet>> out) {
-        if (index == keys.size()) {
-            if (!out.complete(Optional.of(new LeaseSet(taken)))) {
-                releaseAllQuietly(taken); // cancelled meanwhile
-            }
-            return;
-        }
-        if (out.isDone()) {
-            releaseAllQuietly(taken);
-            return;
-        }
-        Duration left = Duration.ofNanos(Math.max(0, deadline - time.nanoTime()));
-        acquire(keys.get(index), ttl, left, null).whenComplete((lease, error) -> {
-            if (error != null || lease.isEmpty()) {
-                if (error == null) {
-                    log.debug("acquireAll gave up at key '{}' after taking {} of {} keys", keys.get(index), taken.size(), keys.size());
+    /**
+     * One {@code acquireAll}: takes the keys one after the other, in a loop rather than a callback per key (a
+     * chain of callbacks as long as the key list overflowed the stack when acquires completed at once). The loop
+     * runs on whichever thread completes an acquire, one thread at a time: an acquire that completed at once is
+     * taken up by the same pass of the loop; one that completes later starts a new pass from its callback. Any
+     * failure, and a cancel, releases every lease taken so far.
+     */
+    private final class TakeAll {
+        private final List<LockKey> keys;
+        private final Duration ttl;
+        private final long deadline;
+        private final CompletableFuture<Optional<LeaseSet>> out;
+        private final List<Lease> taken = new ArrayList<>();
+        /** Passes asked for and not yet run; the pass that raises it from 0 runs them all. */
+        private final AtomicInteger passes = new AtomicInteger();
+        /** The acquire in flight; volatile for a cancel of {@code out} on another thread. */
+        private volatile CompletableFuture<Optional<Lease>> pending;
+        private int next;
+        private boolean finished;
+
+        TakeAll(List<LockKey> keys, Duration ttl, long deadline, CompletableFuture<Optional<LeaseSet>> out) {
+            this.keys = keys;
+            this.ttl = ttl;
+            this.deadline = deadline;
+            this.out = out;
+            out.whenComplete((v, e) -> {
+                CompletableFuture<Optional<Lease>> inFlight = pending;
+                if (out.isCancelled() && inFlight != null) {
+                    inFlight.cancel(false); // the acquire releases a grant that arrives after this
                 }
-                releaseAllQuietly(taken);
-                if (error != null) {
-                    out.completeExceptionally(Calls.unwrap(error));
-                } else {
-                    out.complete(Optional.empty());
-                }
+                drive();
+            });
+        }
+
+        void drive() {
+            if (passes.getAndIncrement() != 0) {
                 return;
             }
-            taken.add(lease.get());
-            takeNext(keys, index + 1, taken, ttl, deadline, out);
-        });
+            int missed = 1;
+            do {
+                try {
+                    step();
+                } catch (RuntimeException | Error e) {
+                    finish(null, e);
+                }
+                missed = passes.addAndGet(-missed);
+            } while (missed != 0);
+        }
+
+        /** Runs until an acquire is in flight or all is over. */
+        private void step() {
+            while (!finished) {
+                CompletableFuture<Optional<Lease>> inFlight = pending;
+                if (inFlight != null) {
+                    if (!inFlight.isDone()) {
+                        return; // its callback starts the next pass
+                    }
+                    pending = null;
+                    Optional<Lease> lease;
+                    try {
+                        lease = inFlight.join();
+                    } catch (CancellationException | CompletionException e) {
+                        finish(null, Calls.unwrap(e));
+                        return;
+                    }
+                    if (lease.isEmpty()) {
+                        log.debug("acquireAll gave up at key '{}' after taking {} of {} keys", keys.get(next - 1), taken.size(),
+                                keys.size());
+                        finish(Optional.empty(), null);
+                        return;
+                    }
+                    taken.add(lease.get());
+                    continue;
+                }
+                if (out.isDone()) {
+                    finish(null, null); // cancelled
+                    return;
+                }
+                if (next == keys.size()) {
+                    // Every lease must still be valid when the set is handed out: the first may have run out while
+                    // the last were taken.
+                    finish(taken.stream().allMatch(Lease::isValid) ? Optional.of(new LeaseSet(taken)) : Optional.empty(), null);
+                    return;
+                }
+                Duration left = Duration.ofNanos(Math.max(0, deadline - time.nanoTime()));
+                CompletableFuture<Optional<Lease>> acquiring = acquire(keys.get(next++), ttl, left, null);
+                pending = acquiring;
+                acquiring.whenComplete((lease, error) -> drive());
+            }
+        }
+
+        /** Ends with {@code result} or {@code error}; releases what was taken unless the set was handed out. */
+        private void finish(Optional<LeaseSet> result, Throwable error) {
+            if (finished) {
+                return;
+            }
+            finished = true;
+            boolean handedOut = result != null && result.isPresent() && out.complete(result);
+            if (!handedOut) {
+                releaseAllQuietly(taken);
+                if (error != null) {
+                    out.completeExceptionally(error);
+                } else if (result != null) {
+                    out.complete(Optional.empty());
+                }
+            }
+        }
     }
 
+    /**
+     * Releases {@code taken} newest first, one after the other, without waiting for them; failures go to the log
+     * and the listener. One at a time, because thousands sent at once would queue for the backend's connections
+     * past the release timeout and leave their keys locked for a TTL.
+     */
     private void releaseAllQuietly(List<Lease> taken) {
-        for (int i = taken.size() - 1; i >= 0; i--) {
-            releaseQuietly(taken.get(i));
+        new ReleaseInTurn(List.copyOf(taken)).drive();
+    }
+
+    /** The releases of {@link #releaseAllQuietly}, in a loop like {@link TakeAll}'s: no callback chain per lease. */
+    private final class ReleaseInTurn {
+        private final List<Lease> leases;
+        private final AtomicInteger passes = new AtomicInteger();
+        private volatile CompletableFuture<Boolean> pending;
+        private int next;
+
+        ReleaseInTurn(List<Lease> leases) {
+            this.leases = leases;
+            this.next = leases.size() - 1;
+        }
+
+        void drive() {
+            if (passes.getAndIncrement() != 0) {
+                return;
+            }
+            int missed = 1;
+            do {
+                while (next >= 0 && (pending == null || pending.isDone())) {
+                    Lease lease = leases.get(next--);
+                    CompletableFuture<Boolean> releasing;
+                    try {
+                        releasing = releaseInternal(lease);
+                    } catch (RuntimeException e) {
+                        releasing = CompletableFuture.failedFuture(e);
+                    }
+                    pending = releasing;
+                    releasing.whenComplete((released, error) -> {
+                        if (error != null) {
+                            reportReleaseFailure(lease, Calls.unwrap(error));
+                        }
+                        drive();
+                    });
+                }
+                missed = passes.addAndGet(-missed);
+            } while (missed != 0);
         }
     }
 
@@ -455,6 +579,17 @@ public final class AsyncLockClient implements Lease.Owner {
                                 + " issued fence " + fence + ", above the maximum " + FenceToken.MAX_VALUE)
                         : new FenceGuardException(ErrorCode.INTERNAL, key.value(), "backend " + backend.name()
                                 + " issued fence " + fence + ", below the minimum " + FenceToken.MIN_VALUE));
+                return;
+            }
+            if (latency.compareTo(ttl) >= 0) {
+                // The lease's local deadline (sent + ttl) passed before the grant arrived: it is invalid on arrival
+                // and the server may already have granted the next fence. Never hand it out; free it, as for a
+                // grant nobody waits for, and answer as for a held key (acquire then retries within its wait).
+                metrics.acquireAttempt(backend.name(), LockMetrics.AcquireOutcome.ERROR, latency);
+                log.warn("a grant of lock '{}' arrived {} after the acquire was sent, past its TTL of {}; released, not handed out",
+                        key, latency, ttl);
+                undoGrant(key, lockId);
+                out.complete(Optional.empty());
                 return;
             }
             metrics.acquireAttempt(backend.name(), LockMetrics.AcquireOutcome.ACQUIRED, latency);

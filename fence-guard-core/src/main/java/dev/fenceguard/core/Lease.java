@@ -40,6 +40,8 @@ public final class Lease implements AutoCloseable {
     private final Duration ttl;
     private final long acquiredAtNanos;
     private volatile State state = State.HELD;
+    /** Whether a release of this lease was sent (or is being sent); guarded by this. */
+    private boolean releaseSent;
     private volatile Instant expiresAt;
     private volatile long deadlineNanos;
     /** The withLock this lease serves, if any: the parent of its renewals and release, told of its loss. */
@@ -174,12 +176,34 @@ public final class Lease implements AutoCloseable {
         return state == State.HELD;
     }
 
-    /** Moves HELD or LOST to RELEASED; true only for the caller that made the move. */
+    /**
+     * Moves HELD or LOST to RELEASED; true only for the caller that made the move, and then it must send the
+     * release, unless a late extension of this lost lease was already undone (then false: the lock is freed
+     * once, by that undo).
+     */
     synchronized boolean markReleased() {
         if (state == State.RELEASED) {
             return false;
         }
         state = State.RELEASED;
+        if (releaseSent) {
+            return false;
+        }
+        releaseSent = true;
+        return true;
+    }
+
+    /**
+     * Claims the release of a lease declared lost whose extension the server granted anyway (a late answer):
+     * true only once, and only while it is lost. A lease that was released by its owner is freed by that
+     * release, which reached the server after the extension: sending another could free it first and make the
+     * owner's release answer false.
+     */
+    synchronized boolean claimReleaseOfLost() {
+        if (state != State.LOST || releaseSent) {
+            return false;
+        }
+        releaseSent = true;
         return true;
     }
 

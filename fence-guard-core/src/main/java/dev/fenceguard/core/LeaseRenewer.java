@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * about both alike.
  *
  * <p>No thread per lease: a renewal is a timer task that sends one asynchronous extend, bounded by the
- * time the lease has left, and schedules the next when the answer comes. A second timer per lease, the
+ * time the lease has left, and schedules the next when the answer comes, a third of the time the lease
+ * then has left later (a quarter after a failure). A second timer per lease, the
  * watchdog, fires at the local deadline: if no renewal moved the deadline by then, the lease is
  * declared lost there and then, whatever the backend is doing. A late answer never revives it: the
  * lease stays lost and the lock the server extended for it is released.
@@ -53,7 +54,12 @@ final class LeaseRenewer {
         this.releaseTimeout = releaseTimeout;
     }
 
-    /** Renews {@code lease} every third of its TTL until {@link #stop}, release or loss. */
+    /**
+     * Renews {@code lease} until {@link #stop}, release or loss, each time when a third of the time it has
+     * left has passed: a lease handed out with little left (its acquire waited) is renewed early, and the
+     * first renewal is scheduled ahead of the watchdog, so one is attempted before the lease can be declared
+     * lost for lack of one.
+     */
     void start(Lease lease) {
         Renewal r = new Renewal();
         if (active.putIfAbsent(lease, r) != null) {
@@ -116,7 +122,7 @@ final class LeaseRenewer {
             }
             if (!lease.extended(expiry.get(), sent, ttl)) {
                 AsyncLockClient.end(observed, null, "not_held");
-                undoLateExtension(lease); // lost or released while the call was out: never revive it
+                undoLateExtension(lease); // lost or released while the call was out: never revive it (see there)
                 return false;
             }
             AsyncLockClient.end(observed, null, "renewed");
@@ -137,7 +143,7 @@ final class LeaseRenewer {
                 return;
             }
             // After a failure try again sooner, while there is still time to save the lease.
-            Duration delay = error == null ? period(lease) : min(period(lease), lease.remaining().dividedBy(4));
+            Duration delay = error == null ? period(lease) : atLeastOneMilli(lease.remaining().dividedBy(4), lease);
             schedule(lease, r, delay);
         });
     }
@@ -187,9 +193,12 @@ final class LeaseRenewer {
         notify(() -> lease.signalLost(why));
     }
 
-    /** An extension answered after the lease was declared lost or released: free the lock it kept alive. */
+    /**
+     * An extension answered after the lease was declared lost: free the lock it kept alive, once. A lease its
+     * owner released needs nothing: the owner's release reached the server after this extension did.
+     */
     private void undoLateExtension(Lease lease) {
-        if (lease.isHeld()) {
+        if (!lease.claimReleaseOfLost()) {
             return;
         }
         Calls.bounded(time, releaseTimeout, lease.key(), "release", () -> backend.release(lease.key(), lease.lockId(), releaseTimeout), null)
@@ -218,15 +227,22 @@ final class LeaseRenewer {
         r.next = time.schedule(delay, () -> renew(lease, r));
     }
 
+    /** A third of the time {@code lease} has left: the next renewal is due then, whatever its TTL. */
     private static Duration period(Lease lease) {
-        Duration third = lease.ttl().dividedBy(3);
-        return third.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : third;
+        return atLeastOneMilli(lease.remaining().dividedBy(3), lease);
     }
 
-    private static Duration min(Duration a, Duration b) {
+    /**
+     * {@code d}, but at least 1 ms (so a failing backend is not hammered in a lease's last moments), and never
+     * later than the lease's deadline (so the renewal still runs before the watchdog).
+     */
+    private static Duration atLeastOneMilli(Duration d, Lease lease) {
         Duration floor = Duration.ofMillis(1);
-        Duration m = a.compareTo(b) <= 0 ? a : b;
-        return m.compareTo(floor) < 0 ? floor : m;
+        if (d.compareTo(floor) >= 0) {
+            return d;
+        }
+        Duration left = lease.remaining();
+        return left.compareTo(floor) < 0 ? left : floor;
     }
 
     private static void cancel(Future<?> f) {

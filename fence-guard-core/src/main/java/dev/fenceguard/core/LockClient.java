@@ -95,7 +95,9 @@ public final class LockClient {
      *
      * @param key the lock key (see {@link LockKey})
      * @param ttl the lease duration: whole milliseconds, 1 ms .. 30 days
-     * @return the lease, or empty if another live lease holds the key
+     * @return the lease, or empty if another live lease holds the key, or if the grant came back after the
+     *     TTL had run out since the request was sent (a lease is handed out only while it is
+     *     {@linkplain Lease#isValid() valid}; such a grant is released)
      * @throws IllegalArgumentException if the key or TTL is invalid (before any I/O)
      * @throws FenceGuardException if the backend fails or does not answer within the call timeout, or
      *     {@code FENCE_EXHAUSTED} if the key has used up its fences (no lock is left behind)
@@ -107,7 +109,8 @@ public final class LockClient {
 
     /**
      * Takes the lock on {@code key}, retrying with exponential backoff and full jitter for up to
-     * {@code maxWait}.
+     * {@code maxWait}. A grant that comes back after the TTL has run out since its request was sent is
+     * released and counts as a refusal: a lease is handed out only while it is {@linkplain Lease#isValid() valid}.
      *
      * @param maxWait how long to keep trying; {@link Duration#ZERO} means one attempt
      * @return the lease, or empty if the key stayed held for {@code maxWait}
@@ -125,7 +128,10 @@ public final class LockClient {
      * Takes every lock in {@code keys}, in the global {@link LockKey} order (so two callers wanting
      * overlapping sets cannot deadlock), all or nothing: if any key cannot be had within
      * {@code maxWait} (shared by all keys) or a backend call fails, every lease taken so far is
-     * released. Duplicate keys are taken once.
+     * released. Duplicate keys are taken once. The keys are taken one after the other, in a loop (any
+     * number of keys, no stack per key). Every lease is still {@linkplain Lease#isValid() valid} when the set
+     * is handed out: if the first ran out while the last were taken (a wait longer than the TTL), all are
+     * released and the answer is empty.
      *
      * @return the leases, or empty if some key stayed held
      * @throws IllegalArgumentException if {@code keys} is empty or any key, the TTL or the wait is invalid
@@ -140,8 +146,9 @@ public final class LockClient {
 
     /**
      * Runs {@code work} while holding the lock on {@code key}: acquires it (waiting up to
-     * {@code maxWait}), passes the lease to the work, renews it in the background every third of the
-     * TTL (timer tasks, no thread per lease), and releases it when the work ends, however it ends.
+     * {@code maxWait}), passes the lease to the work, renews it in the background (timer tasks, no thread
+     * per lease) each time a third of the time it has left has passed, so a lease whose acquire waited is
+     * renewed early, and releases it when the work ends, however it ends.
      *
      * <p>If a renewal finds the lease gone, or no renewal succeeds before the lease's local deadline
      * (the backend hangs, say), the lease is marked lost at that deadline ({@link Lease#isValid()} and

@@ -29,6 +29,8 @@ final class ScriptedBackend implements LockBackend {
     volatile boolean hangRelease;
     volatile boolean hangAcquire;
     volatile long fenceOverride = -1;
+    /** Run once, by the next release call as it reaches this backend (before it is carried out), then cleared. */
+    volatile Runnable beforeRelease;
     /** What {@link #warmUp} answers; each call is counted in {@link #warmUps}. */
     volatile Supplier<CompletionStage<Void>> warmUp = () -> CompletableFuture.completedFuture(null);
     final AtomicInteger warmUps = new AtomicInteger();
@@ -64,6 +66,11 @@ final class ScriptedBackend implements LockBackend {
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
         calls.add("release " + key);
+        Runnable hook = beforeRelease;
+        beforeRelease = null;
+        if (hook != null) {
+            hook.run();
+        }
         if (failRelease) {
             return CompletableFuture.failedFuture(new FenceGuardException(ErrorCode.TIMEOUT, key.value(), "scripted timeout"));
         }
@@ -94,13 +101,15 @@ final class ScriptedBackend implements LockBackend {
         return CompletableFuture.completedFuture(delegate.lookup(key));
     }
 
-    /** Lets every hung call answer now (as the server would have, late). */
+    /** Lets every call hung so far answer now (as the server would have, late). */
     @SuppressWarnings("unchecked")
     void answerHungCalls() {
-        for (CompletableFuture<?> f : hung) {
+        // Calls that hang while these answers are handled (the next step of a chain) stay hung for the next round.
+        List<CompletableFuture<?>> answering = List.copyOf(hung);
+        hung.removeAll(answering);
+        for (CompletableFuture<?> f : answering) {
             ((CompletableFuture<Object>) f).complete(null);
         }
-        hung.clear();
     }
 
     @Override

@@ -41,18 +41,24 @@ import javax.sql.DataSource;
  * {@code ON DUPLICATE KEY UPDATE} has no {@code WHERE}; whether the lock is free is decided once, in the
  * first assignment, into a session variable ({@code @fg_won}) that the later assignments read
  * (assignments run left to right; a column assigned earlier would change the answer). {@code RETURNING}
- * tells a grant by the row holding the caller's lock id, acquired at the statement's own {@code NOW(6)}.
- * Extend uses the same form, since MariaDB has no {@code UPDATE .. RETURNING}: extending a key
- * that has no row leaves a free row with fence 0, as if it had been released before its first lock.
- * Release is an {@code UPDATE}, lookup a {@code SELECT}.
+ * tells a grant by the row holding the caller's lock id, acquired during this statement (at or after its
+ * start, {@code NOW(6)}). Extend uses the same form, since MariaDB has no {@code UPDATE .. RETURNING}:
+ * extending a key that has no row leaves a free row with fence 0, as if it had been released before its
+ * first lock. Release is an {@code UPDATE}, lookup a {@code SELECT}.
  *
- * <p><b>Time.</b> Expiry is judged by the server's {@code NOW(6)} in UTC (each statement sets
- * {@code time_zone} for itself). {@code NOW(6)} is the time the statement started: a statement that
- * waited for the row lock judges expiry as of before its wait, so it may find a lock still held that
- * expired during the wait (it refuses, never double-grants), and every comparison and new expiry of one
- * statement uses the same instant. {@code SYSDATE(6)} would read the time after the wait, but is
- * replicated as the replica's own clock under statement-based replication; {@code NOW(6)} is
- * replicated with the source's timestamp, so a replica promoted after failover agrees with the source.
+ * <p><b>Time.</b> Expiry is judged, and a new expiry counted, by the server's clock in UTC (each statement
+ * sets {@code time_zone} for itself) read when the row is written: {@code SYSDATE(6)}, which MariaDB
+ * evaluates when the function runs, after any wait for the row lock, read once per statement into
+ * {@code @fg_now}. ({@code NOW(6)} is the time the statement started: an acquire that waited 2 s behind
+ * another transaction's row lock got a lease 2 s short of its TTL, or one already expired.) Two
+ * assumptions, both the server's defaults: the server does not run with {@code --sysdate-is-now} (which
+ * makes {@code SYSDATE()} the statement's start again: leases shrink by the wait, and the lock client
+ * refuses a grant that arrives after its lease's local deadline), and its binary log, if any, is in
+ * {@code ROW} or {@code MIXED} format: {@code SYSDATE()} is unsafe for statement-based replication, so
+ * {@code MIXED} logs these statements as rows, while {@code STATEMENT} would let a replica judge expiry by
+ * its own clock. One case still counts from before a wait: the first acquisition of a key that has no
+ * row yet reads the clock when its row is built, before it waits for another transaction's lock on the
+ * gap (a locking read of that missing key); its lease is then short by that wait.
  *
  * <p><b>Bounds.</b> Each statement is prefixed with
  * {@code SET STATEMENT max_statement_time=<s>, innodb_lock_wait_timeout=<s>, time_zone='+00:00' FOR},
@@ -86,32 +92,40 @@ public final class MariaDbLockBackend implements LockBackend {
         this.calls = new BoundedJdbc(b.dataSource, executor, MySqlErrors::map);
         this.strategy = b.strategy;
         this.table = '`' + b.schema + "`.`" + b.table + '`'; // validated identifiers
-        String expiry = "NOW(6) + INTERVAL ? MICROSECOND";
-        // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks; UNIX_TIMESTAMP(NOW(6)) is an exact decimal.
+        // Time is read when the row is written, after any wait for its row lock: SYSDATE(6), not NOW(6) (the
+        // statement's start). One reading per statement, kept in @fg_now for the later assignments, so that every
+        // judgment and the new expiry of a statement use the same instant.
+        String expiry = "@fg_now + INTERVAL ? MICROSECOND";
+        // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks; UNIX_TIMESTAMP(NOW(6)) is an exact decimal. The floor
+        // may lag the write by the wait: it only has to grow with time, the counter keeps fences rising.
         String floor = "FLOOR((UNIX_TIMESTAMP(NOW(6)) * 1000000 - " + FenceStrategy.EPOCH_MILLIS * 1000 + ") / "
                 + FenceStrategy.MICROS_PER_FENCE + ")";
         String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
         String nextFence = strategy == FenceStrategy.DENSE ? "fence + 1" : "GREATEST(fence + 1, " + floor + ")";
-        String free = "(lock_id IS NULL OR expires_at <= NOW(6))";
+        String free = "(lock_id IS NULL OR expires_at <= @fg_now)";
         // RETURNING reads the row as the statement left it. It was granted if it holds our lock id and was acquired
-        // at this statement's NOW(6): a lease of ours that was already live (the same lock id) was acquired earlier.
-        // (@fg_won itself is not returned: on a connection where it was never set, RETURNING reads it as NULL.)
-        this.acquireSql = "INSERT INTO " + table + " (lock_key, fence, lock_id, expires_at, acquired_at) "
-                + "VALUES (?, " + firstFence + ", ?, " + expiry + ", NOW(6)) "
-                + "ON DUPLICATE KEY UPDATE lock_id = IF(@fg_won := (" + free + " AND " + nextFence + " <= " + FenceToken.MAX_VALUE
-                + "), VALUES(lock_id), lock_id), fence = IF(@fg_won, " + nextFence + ", fence), "
-                + "expires_at = IF(@fg_won, VALUES(expires_at), expires_at), acquired_at = IF(@fg_won, VALUES(acquired_at), acquired_at) "
-                + "RETURNING lock_id = ? AND acquired_at = NOW(6), fence, expires_at, " + free + " AND " + nextFence + " > "
-                + FenceToken.MAX_VALUE + ", " + nextFence;
+        // during this statement (acquired_at >= NOW(6), the statement's start): a live lease of ours with the same
+        // lock id was acquired by an earlier statement. RETURNING does not read @fg_now or @fg_won: on a connection
+        // where a variable was never set, RETURNING reads it as NULL; for the exhaustion report it reads the clock.
+        // The insert branch (a key without a row) reads the clock when its values are built, before a wait for
+        // another transaction's gap lock: only such a first acquisition can count its TTL from before a wait.
+        this.acquireSql = "INSERT INTO " + table + " (lock_key, fence, lock_id, acquired_at, expires_at) "
+                + "VALUES (?, " + firstFence + ", ?, @fg_now := SYSDATE(6), " + expiry + ") "
+                + "ON DUPLICATE KEY UPDATE lock_id = IF(@fg_won := ((@fg_now := SYSDATE(6)) IS NOT NULL AND " + free + " AND "
+                + nextFence + " <= " + FenceToken.MAX_VALUE + "), VALUES(lock_id), lock_id), fence = IF(@fg_won, " + nextFence
+                + ", fence), expires_at = IF(@fg_won, " + expiry + ", expires_at), acquired_at = IF(@fg_won, @fg_now, acquired_at) "
+                + "RETURNING lock_id = ? AND acquired_at >= NOW(6), fence, expires_at, (lock_id IS NULL OR expires_at <= SYSDATE(6)) AND "
+                + nextFence + " > " + FenceToken.MAX_VALUE + ", " + nextFence;
         this.releaseSql = "UPDATE " + table + " SET lock_id = NULL, expires_at = NULL "
-                + "WHERE lock_key = ? AND lock_id = ? AND expires_at > NOW(6)";
+                + "WHERE lock_key = ? AND lock_id = ? AND expires_at > SYSDATE(6)";
         this.extendSql = "INSERT INTO " + table + " (lock_key, fence, lock_id, expires_at, acquired_at) "
                 + "VALUES (?, 0, NULL, NULL, NULL) "
-                + "ON DUPLICATE KEY UPDATE expires_at = IF(lock_id = ? AND expires_at > NOW(6), " + expiry + ", expires_at) "
-                // Extended iff the row now holds our lock id and a future expiry: a refused row is unchanged, and
-                // was refused for lacking exactly that.
-                + "RETURNING lock_id = ? AND expires_at > NOW(6), expires_at";
-        this.lookupSql = "SELECT fence, expires_at FROM " + table + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > NOW(6)";
+                + "ON DUPLICATE KEY UPDATE expires_at = IF((@fg_now := SYSDATE(6)) IS NOT NULL AND lock_id = ? AND expires_at > @fg_now, "
+                + expiry + ", expires_at) "
+                // Extended iff the row now holds our lock id and a future expiry, read after the judgment: a refused row
+                // is unchanged, and was refused for lacking exactly that.
+                + "RETURNING lock_id = ? AND expires_at > SYSDATE(6), expires_at";
+        this.lookupSql = "SELECT fence, expires_at FROM " + table + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > SYSDATE(6)";
     }
 
     /**
@@ -191,7 +205,8 @@ public final class MariaDbLockBackend implements LockBackend {
             ps.setBytes(1, key);
             ps.setString(2, lockId.value());
             ps.setLong(3, MySqlLockRows.micros(ttl));
-            ps.setString(4, lockId.value());
+            ps.setLong(4, MySqlLockRows.micros(ttl));
+            ps.setString(5, lockId.value());
             try (ResultSet rs = returned(ps)) {
                 if (!rs.next()) {
                     throw new SQLException("the acquire statement returned no row", "HY000");

@@ -39,10 +39,12 @@ import javax.sql.DataSource;
  * }</pre>
  *
  * <p><b>Acquire.</b> One {@code INSERT .. ON DUPLICATE KEY UPDATE}, whose assignments run left to right,
- * each seeing the columns set before it. The first ({@code lock_id}) decides whether the lock is free
- * (no holder or expired, and a fence left); the later ones re-derive that decision from the row as the
- * earlier assignments left it, so it is taken once and never recomputed from changed columns (see
- * {@code docs/mysql-mariadb.md}). The statement hands its answer back through
+ * each seeing the columns set before it. The first ({@code acquired_at}) decides whether the lock is free
+ * (no holder or expired, and a fence left) and, if so, stores the time of the grant; the later ones
+ * re-derive that decision from the row as the earlier assignments left it (a grant's {@code acquired_at}
+ * is at or after the expiry it found passed; a held row was acquired before it expires), so it is taken
+ * once and never recomputed from the clock or from changed columns (see {@code docs/mysql-mariadb.md}).
+ * The new expiry is {@code acquired_at} plus the TTL. The statement hands its answer back through
  * {@code LAST_INSERT_ID(expr)}, which the server reports as the statement's insert id in the same reply:
  * the granted fence, "held", or "fences exhausted" with the next fence. A refusal is one round trip; a
  * grant takes a second, a primary-key read of the expiry the grant stored ({@code RETURNING} is
@@ -51,11 +53,20 @@ import javax.sql.DataSource;
  * <p><b>Release</b> and <b>extend</b> are one {@code UPDATE} each; extend reports the new expiry through
  * {@code LAST_INSERT_ID(expr)}. <b>Lookup</b> is a {@code SELECT}.
  *
- * <p><b>Time.</b> Expiry is judged by the server's {@code UTC_TIMESTAMP(6)}: the time the statement
- * started (like {@code NOW(6)}, and replicated with the source's timestamp), in UTC whatever the
- * session's time zone. A statement that waited for the row lock judges expiry as of before its wait: it
- * may refuse a lock that expired during the wait, never grant a live one. {@code SYSDATE()} is not used:
- * under statement-based replication a replica evaluates it by its own clock.
+ * <p><b>Time.</b> Expiry is judged, and a new expiry counted, by the server's clock in UTC when the row is
+ * written, after any wait for its row lock: {@code UTC_TIMESTAMP(6)} (the statement's start, in UTC
+ * whatever the session's time zone) plus the time since, {@code SYSDATE(6) - NOW(6)} (two readings in the
+ * session's zone; {@code SYSDATE()} is read when it runs). An acquire that waited 2 s behind another
+ * transaction's row lock so gets its whole TTL from its grant, not 2 s less. Assumptions: the server does
+ * not run with {@code --sysdate-is-now} (which makes {@code SYSDATE()} the statement's start again: leases
+ * shrink by the wait, and the lock client refuses a grant that arrives after its lease's local deadline);
+ * the binary log, if any, is in {@code ROW} (MySQL's default) or {@code MIXED} format, since
+ * {@code SYSDATE()} is unsafe for statement-based replication; and no daylight-saving change of the
+ * session's time zone falls inside a statement (it would shift that statement's reading by the change:
+ * give the pool a UTC session zone, {@code connectionTimeZone=UTC&forceConnectionTimeZoneToSession=true} in
+ * MySQL Connector/J, to rule it out). The first acquisition of a key that has no row yet reads the clock
+ * when its row is built, before any wait for another transaction's lock on the gap; its lease is then
+ * short by that wait.
  *
  * <p><b>Bounds.</b> MySQL has no {@code SET STATEMENT}, its {@code MAX_EXECUTION_TIME} hint bounds only
  * {@code SELECT}s (the lookup carries it) and its {@code SET_VAR} hint does not take
@@ -78,6 +89,12 @@ public final class MySqlLockBackend implements LockBackend {
     static final long HELD = 1L << 61;
     /** Added to the next fence in the insert id of an acquire refused because the key's fences are used up. */
     static final long EXHAUSTED = 1L << 62;
+    /**
+     * The server's time in UTC when the expression runs, after any wait for the row lock: the statement's start in
+     * UTC plus the time since, read with SYSDATE(6) (MySQL has no UTC form of it; the difference of two readings in
+     * the session's zone is the elapsed time). Each use reads the clock again.
+     */
+    static final String NOW = "(UTC_TIMESTAMP(6) + INTERVAL TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6)) MICROSECOND)";
 
     private final Executor executor;
     private final BoundedJdbc calls;
@@ -95,29 +112,32 @@ public final class MySqlLockBackend implements LockBackend {
         this.calls = new BoundedJdbc(b.dataSource, executor, MySqlErrors::map);
         this.strategy = b.strategy;
         this.table = '`' + b.schema + "`.`" + b.table + '`'; // validated identifiers
-        String now = "UTC_TIMESTAMP(6)";
+        String now = NOW;
         String expiry = now + " + INTERVAL ? MICROSECOND";
-        String nowMicros = "TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', " + now + ")";
-        // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks, from an exact integer (no session time zone involved).
+        // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks, from an exact integer (no session time zone involved). It
+        // uses the statement's start: one value for the whole statement, and the floor only has to grow with time.
+        String nowMicros = "TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
         String floor = "((" + nowMicros + " - " + FenceStrategy.EPOCH_MILLIS * 1000 + ") DIV " + FenceStrategy.MICROS_PER_FENCE + ")";
         String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
         String nextFence = strategy == FenceStrategy.DENSE ? "fence + 1" : "GREATEST(fence + 1, " + floor + ")";
         String fenceLeft = nextFence + " <= " + FenceToken.MAX_VALUE;
         String free = "(lock_id IS NULL OR expires_at <= " + now + ")";
-        // After the first assignment: lock_id holds ours, expires_at is still the old one. That reads "granted"
-        // exactly when the first assignment granted: a live lease of ours that was refused has a future expiry.
-        String won = "(lock_id = ? AND (expires_at IS NULL OR expires_at <= " + now + ") AND " + fenceLeft + ")";
-        // After acquired_at and fence were assigned: a grant set acquired_at to this statement's time; an expired
-        // lease of ours that was refused (fences used up) was acquired before it expired, so before now.
-        String wonAfterFence = "(lock_id = ? AND (expires_at IS NULL OR expires_at <= " + now + ") AND acquired_at = " + now + ")";
-        this.acquireSql = "INSERT INTO " + table + " (lock_key, fence, lock_id, expires_at, acquired_at) "
-                + "VALUES (?, LAST_INSERT_ID(" + firstFence + "), ?, " + expiry + ", " + now + ") "
-                + "ON DUPLICATE KEY UPDATE lock_id = IF(" + free + " AND " + fenceLeft + ", ?, lock_id), "
-                + "acquired_at = IF(" + won + ", " + now + ", acquired_at), "
+        // The first assignment decides, reading the clock once more for the time it stores: a grant sets acquired_at
+        // to a time at or after the expiry it found passed. The later assignments re-derive the decision from the row
+        // alone, never from another reading of the clock: "free by acquired_at" holds after a grant, and never for a
+        // row that stayed held (a held row was acquired before it expires).
+        String freeByAcquired = "(lock_id IS NULL OR expires_at <= acquired_at)";
+        String won = "(lock_id = ? AND (expires_at IS NULL OR expires_at <= acquired_at) AND " + fenceLeft + ")";
+        // After fence was assigned: a refused expired lease of ours (fences used up) was acquired before it expired.
+        String wonAfterFence = "(lock_id = ? AND (expires_at IS NULL OR expires_at <= acquired_at))";
+        this.acquireSql = "INSERT INTO " + table + " (lock_key, fence, lock_id, acquired_at, expires_at) "
+                + "VALUES (?, LAST_INSERT_ID(" + firstFence + "), ?, " + now + ", acquired_at + INTERVAL ? MICROSECOND) "
+                + "ON DUPLICATE KEY UPDATE acquired_at = IF(" + free + " AND " + fenceLeft + ", " + now + ", acquired_at), "
+                + "lock_id = IF(" + freeByAcquired + " AND " + fenceLeft + ", ?, lock_id), "
                 // Refused: keep the fence while reporting why; the inner IF's condition is never true.
-                + "fence = IF(" + won + ", LAST_INSERT_ID(" + nextFence + "), IF(LAST_INSERT_ID(IF(" + free + ", " + EXHAUSTED
-                + " + " + nextFence + ", " + HELD + ")) = 0, NULL, fence)), "
-                + "expires_at = IF(" + wonAfterFence + ", " + expiry + ", expires_at)";
+                + "fence = IF(" + won + ", LAST_INSERT_ID(" + nextFence + "), IF(LAST_INSERT_ID(IF(" + free + " AND NOT ("
+                + fenceLeft + "), " + EXHAUSTED + " + " + nextFence + ", " + HELD + ")) = 0, NULL, fence)), "
+                + "expires_at = IF(" + wonAfterFence + ", acquired_at + INTERVAL ? MICROSECOND, expires_at)";
         this.expirySql = "SELECT (SELECT expires_at FROM " + table + " WHERE lock_key = ? AND lock_id = ? AND fence = ?), " + now;
         this.releaseSql = "UPDATE " + table + " SET lock_id = NULL, expires_at = NULL "
                 + "WHERE lock_key = ? AND lock_id = ? AND expires_at > " + now;
@@ -163,10 +183,10 @@ public final class MySqlLockBackend implements LockBackend {
             ps.setBytes(1, key);
             ps.setString(2, lockId.value());
             ps.setLong(3, MySqlLockRows.micros(ttl));
-            for (int i = 4; i <= 7; i++) { // the decision, then its three re-derivations
+            for (int i = 4; i <= 6; i++) { // the grant, then its two re-derivations
                 ps.setString(i, lockId.value());
             }
-            ps.setLong(8, MySqlLockRows.micros(ttl));
+            ps.setLong(7, MySqlLockRows.micros(ttl));
             ps.executeUpdate();
             answer = insertId(c, ps);
         }

@@ -15,9 +15,19 @@ import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.testkit.BlockingBackend;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.List;
+import java.util.function.Supplier;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -113,6 +123,94 @@ abstract class LockTableBackendTest {
         assertThat(backend.extend(key, LockId.random(), TTL)).isEmpty();
         assertThat(backend.lookup(key)).isEmpty();
         assertThat(backend.tryAcquire(key, LockId.random(), TTL).orElseThrow().fence()).as("the first fence is still 1").isEqualTo(1);
+    }
+
+    @Test
+    void aGrantThatWaitedBehindARowLockLastsItsWholeTtlFromTheWrite() throws Exception {
+        LockBackend backend = backend("waited");
+        BlockingBackend blocking = BlockingBackend.of(backend);
+        LockKey key = LockKey.of("k");
+        LockId earlier = LockId.random();
+        blocking.tryAcquire(key, earlier, TTL).orElseThrow();
+        blocking.release(key, earlier); // the row exists and is free: only another transaction's row lock is in the way
+        Duration ttl = Duration.ofSeconds(1);
+        Waited<Optional<Grant>> acquired = behindRowLock("waited", ttl, () -> backend.tryAcquire(key, LockId.random(), ttl, Duration.ofSeconds(60)));
+        Grant grant = acquired.result().orElseThrow(() -> new AssertionError("refused a free row"));
+        assertThat(grant.expiresAt()).as("expiry counts from the write, after the wait, not from the statement's start")
+                .isAfterOrEqualTo(acquired.released().plus(ttl));
+        assertThat(blocking.lookup(key)).as("the grant is live on the server").hasValueSatisfying(info ->
+                assertThat(info.fence().value()).isEqualTo(grant.fence()));
+    }
+
+    @Test
+    void anExtendThatWaitedBehindARowLockCountsItsTtlFromTheWrite() throws Exception {
+        LockBackend backend = backend("waited_extend");
+        BlockingBackend blocking = BlockingBackend.of(backend);
+        LockKey key = LockKey.of("k");
+        LockId holder = LockId.random();
+        blocking.tryAcquire(key, holder, TTL).orElseThrow();
+        Duration ttl = Duration.ofSeconds(1);
+        Waited<Optional<Instant>> extended = behindRowLock("waited_extend", ttl, () -> backend.extend(key, holder, ttl, Duration.ofSeconds(60)));
+        assertThat(extended.result()).as("extended").hasValueSatisfying(expiry ->
+                assertThat(expiry).as("the new expiry counts from the write").isAfterOrEqualTo(extended.released().plus(ttl)));
+        assertThat(blocking.lookup(key)).as("live on the server").isPresent();
+    }
+
+    /** The answer of a call held back behind a row lock, and the server's time just before the lock was let go. */
+    private record Waited<T>(T result, Instant released) {}
+
+    /**
+     * Sends {@code call} while another transaction holds the row lock of key {@code k} in {@code table}, holds it back
+     * until the server's clock has passed one {@code ttl} after the call reached the server, then lets it through.
+     */
+    private <T> Waited<T> behindRowLock(String table, Duration ttl, Supplier<CompletionStage<T>> call)
+            throws Exception {
+        try (Connection holder = server().dataSource().getConnection(); Statement s = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            s.executeQuery("SELECT fence FROM " + server().q(table) + " WHERE lock_key = X'6B' FOR UPDATE").close();
+            CompletableFuture<T> running = call.get().toCompletableFuture();
+            Instant reached = awaitStatementOn(s, table, running);
+            awaitServerTimePast(s, reached.plus(ttl).plusMillis(100)); // longer than the TTL, by the server's clock
+            Instant released = serverNow(s);
+            holder.commit();
+            return new Waited<>(running.get(60, TimeUnit.SECONDS), released);
+        }
+    }
+
+    /**
+     * Polls the server until another connection runs a statement on {@code table} (it can only wait there, for the
+     * row lock this test holds); returns the server's time then, after that statement started.
+     */
+    private Instant awaitStatementOn(Statement s, String table, CompletableFuture<?> call) throws Exception {
+        String running = "FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND COMMAND = 'Query' AND INFO LIKE '%`"
+                + server().db.name() + "`.`" + table + "`%'";
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < giveUp) {
+            if (call.isDone()) {
+                throw new AssertionError("the call did not wait for the row lock: " + call.handle((v, e) -> e != null ? e : v).join());
+            }
+            try (ResultSet rs = s.executeQuery("SELECT COUNT(*) " + running)) {
+                rs.next();
+                if (rs.getInt(1) > 0) {
+                    return serverNow(s);
+                }
+            }
+            Thread.sleep(5); // a poll of the server's state, not a guess at timing
+        }
+        throw new AssertionError("the call never reached the server");
+    }
+
+    private static void awaitServerTimePast(Statement s, Instant t) throws Exception {
+        while (serverNow(s).isBefore(t)) {
+            Thread.sleep(20);
+        }
+    }
+
+    private static Instant serverNow(Statement s) throws Exception {
+        try (ResultSet rs = s.executeQuery("SELECT UTC_TIMESTAMP(6)")) {
+            rs.next();
+            return rs.getObject(1, LocalDateTime.class).toInstant(ZoneOffset.UTC);
+        }
     }
 
     @Test

@@ -223,7 +223,7 @@ public final class ReactiveLockClient {
     /**
      * Runs {@code work} while holding the lock on {@code key}. On subscription: acquires the lock
      * (waiting up to {@code maxWait}), calls {@code work} with the lease and subscribes to the Mono it
-     * returns, renews the lease every third of the TTL while that Mono is pending, and releases the lease
+     * returns, renews the lease by the time it has left (as the core client does) while that Mono is pending, and releases the lease
      * when it completes, fails or is cancelled. The result emits the work's value after the release.
      * Nothing happens before subscription; every subscription takes the lock anew.
      *

@@ -28,8 +28,8 @@ import java.util.function.Consumer;
  * locks.time().advance(Duration.ofSeconds(31));         // or let time pass
  * }</pre>
  *
- * <p>The client is the production one: {@code withLock} renews leases every third of their TTL as the
- * clock moves, sets {@link dev.fenceguard.core.LockContext}, and reports loss to the
+ * <p>The client is the production one: {@code withLock} renews leases as the clock moves (each time a
+ * third of the time a lease has left has passed), sets {@link dev.fenceguard.core.LockContext}, and reports loss to the
  * {@link LockListener} exactly as against a real backend. Only the backend and the clock are stand-ins:
  * {@link #expire} makes the backend let a lease go (as when it expired there, or another process took
  * the key over) and runs the renewal that finds out; {@link #disconnect} makes every call fail as an

@@ -10,10 +10,13 @@ import dev.fenceguard.core.internal.Redacted;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +41,9 @@ import org.slf4j.LoggerFactory;
  * invoices.on(ctx).update(id, term.term(), values).orThrow();
  * }</pre>
  *
- * <p>While leading, the lock client renews the lease every third of the TTL; if renewals are refused,
+ * <p>A term is announced only on a valid lease: a grant that arrives after its TTL has run out is
+ * released and the candidate campaigns on. While leading, the lock client renews the lease each time a
+ * third of the time it has left has passed; if renewals are refused,
  * or not confirmed before the lease's local deadline (at most one TTL after the last confirmed one),
  * the term is revoked and the listener told. The candidate then campaigns again. Campaigning is a
  * lock acquire with the client's backoff (full jitter), so candidates that lose do not poll in step.
@@ -69,6 +74,11 @@ public final class LeaderElection implements AutoCloseable {
     private Leadership current;
     private CompletableFuture<Boolean> termEnd;
     private LeadershipListener.Revocation endingBecause;
+    /** Listener calls waiting to run; run by {@link #drainCallbacks()}, one at a time. */
+    private final Queue<Runnable> callbacks = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger draining = new AtomicInteger();
+    /** The thread running listener calls now, if any: a close() from a listener must not wait for itself. */
+    private volatile Thread drainingThread;
 
     private LeaderElection(Builder b) {
         this.locks = b.locks;
@@ -185,10 +195,16 @@ public final class LeaderElection implements AutoCloseable {
         return endTerm(LeadershipListener.Revocation.STOPPED);
     }
 
-    /** {@link #stop()}, waiting for the release (bounded by the lock client's release timeout). */
+    /**
+     * {@link #stop()}, waiting for the release (bounded by the lock client's release timeout). Called from
+     * a {@link LeadershipListener} call it does not wait: the revocation runs after that call returns.
+     */
     @Override
     public void close() {
-        stop().toCompletableFuture().join();
+        CompletionStage<Void> stopped = stop();
+        if (Thread.currentThread() != drainingThread) {
+            stopped.toCompletableFuture().join();
+        }
     }
 
     @Override
@@ -223,14 +239,24 @@ public final class LeaderElection implements AutoCloseable {
             if (gen != generation) {
                 return CompletableFuture.completedFuture(true); // stopped meanwhile: release at once
             }
+            if (!lease.isValid()) {
+                // Ran out between the grant and now: a term that is already over is never announced.
+                log.info("leadership '{}': the lease of term {} ran out before it could be announced; campaigning again",
+                        name, term.term().value());
+                return CompletableFuture.completedFuture(false);
+            }
             current = term;
             termEnd = end;
             endingBecause = null;
+            // Queued under the guard, so that nothing about this term (its revocation) can be queued before it.
+            callbacks.add(() -> {
+                log.info("leadership '{}': elected, term {}", name, term.term().value());
+                metrics.leaderElected(name, term.term().value());
+                listener.elected(term);
+            });
         }
-        lease.whenLost().thenAccept(cause -> endTerm(term, revocation(cause)));
-        log.info("leadership '{}': elected, term {}", name, term.term().value());
-        metrics.leaderElected(name, term.term().value());
-        tell(() -> listener.elected(term));
+        lease.whenLost().thenAccept(cause -> endTerm(term, revocation(cause))); // queued after the election, whatever the thread
+        drainCallbacks();
         return end;
     }
 
@@ -260,12 +286,42 @@ public final class LeaderElection implements AutoCloseable {
                 endingBecause = why;
             }
         }
-        log.info("leadership '{}': term {} ended: {}", name, term.term().value(), why);
-        metrics.leaderTermEnded(name, why != LeadershipListener.Revocation.RESIGNED && why != LeadershipListener.Revocation.STOPPED);
-        tell(() -> listener.revoked(term, why)); // before the release: the work stops before another leader starts
-        if (end != null) {
-            end.complete(true);
+        callbacks.add(() -> {
+            log.info("leadership '{}': term {} ended: {}", name, term.term().value(), why);
+            metrics.leaderTermEnded(name, why != LeadershipListener.Revocation.RESIGNED && why != LeadershipListener.Revocation.STOPPED);
+            try {
+                listener.revoked(term, why);
+            } finally {
+                if (end != null) {
+                    end.complete(true); // after revoked returned: the work stops before another leader starts
+                }
+            }
+        });
+        drainCallbacks();
+    }
+
+    /**
+     * Runs the queued listener calls one at a time, in the order they were queued, on whichever thread finds
+     * none running: elected and revoked never overlap, and a term's revocation never comes before its election,
+     * whatever threads (the lock client's timer, a backend's callback thread, a caller of resign) end the term.
+     */
+    private void drainCallbacks() {
+        if (draining.getAndIncrement() != 0) {
+            return; // the thread running calls now runs this one too, after the ones before it
         }
+        int missed = 1;
+        drainingThread = Thread.currentThread();
+        do {
+            Runnable call;
+            while ((call = callbacks.poll()) != null) {
+                tell(call);
+            }
+            drainingThread = null; // before the count drops: another thread may take over at once
+            missed = draining.addAndGet(-missed);
+            if (missed != 0) {
+                drainingThread = Thread.currentThread();
+            }
+        } while (missed != 0);
     }
 
     private void afterTerm(long gen, Optional<Boolean> term, Throwable error) {
@@ -317,7 +373,7 @@ public final class LeaderElection implements AutoCloseable {
     private void tell(Runnable call) {
         try {
             call.run();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | AssertionError | LinkageError e) { // the calls after it must still run
             log.warn("LeadershipListener of '{}' threw; ignored", name, e);
         }
     }

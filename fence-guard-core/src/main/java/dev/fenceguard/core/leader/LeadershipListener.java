@@ -5,6 +5,12 @@ package dev.fenceguard.core.leader;
  * or the lock client's threads (timer or backend callback threads): return quickly and hand long work
  * to an executor of your own. A listener that throws is logged and otherwise ignored.
  *
+ * <p>Calls never overlap and never come out of order: one at a time, {@code elected(t)} before
+ * {@code revoked(t)}, and {@code revoked(t)} before the next term's {@code elected}. A term that ends
+ * while its {@code elected} call is still running is revoked when that call returns, on its thread; the
+ * lock is released only after {@code revoked} returns. {@code elected} is called only for a term whose
+ * lease was valid when the term began.
+ *
  * @since 0.2
  */
 public interface LeadershipListener {
