@@ -18,7 +18,7 @@ import java.lang.annotation.Target;
  *     @Id Long id;
  *     String status;
  *     @Fence @Column(name = "fence_token", updatable = false) Long fenceToken;
- *     @Tombstone Boolean deleted;
+ *     @Tombstone @Column(updatable = false) Boolean deleted;
  * }
  * }</pre>
  *

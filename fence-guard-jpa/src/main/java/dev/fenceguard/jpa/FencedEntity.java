@@ -38,7 +38,8 @@ import java.util.Optional;
  * {@code insert .. on conflict}); a single-attribute id whose column is the primary key or unique;
  * the fence attribute a {@code Long}/{@code long} ({@code BIGINT}) or {@code String} ({@code CHAR(15)},
  * the 15-digit text form), mapped {@code @Column(updatable = false)} so that Hibernate's own flush never
- * writes it (see {@link Fence}); the tombstone attribute, if any, a {@code Boolean}/{@code boolean}. An
+ * writes it (see {@link Fence}); the tombstone attribute, if any, a {@code Boolean}/{@code boolean},
+ * mapped {@code updatable = false} too. An
  * entity with a numeric {@code @Version} gets its version raised by every fenced write, so an instance
  * loaded before the write fails its own optimistic check instead of overwriting the fenced row; both
  * checks hold, neither replaces the other (see {@code docs/jpa.md}).

@@ -45,7 +45,8 @@ import java.util.Optional;
  * write's changes are not flushed at commit either. Everything else pending is flushed before the
  * statement (under flush mode AUTO, the whole persistence context, because the refresh may cascade to
  * children). Other entity managers' instances are not touched: their flush is an ordinary,
- * unfenced write, which cannot lower the fence (the column is not updatable) but can overwrite data;
+ * unfenced write, which cannot lower the fence nor revive a deleted row (neither column is updatable)
+ * but can overwrite data;
  * give the entity a {@code @Version} so that theirs fail their optimistic check.
  *
  * <p>Immutable and thread-safe when built on an {@code EntityManagerFactory}; on an

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class FencedEntityTest {
 
     private static final JpaTestSupport DB = new JpaTestSupport("jpa", List.of(Shipment.DDL, Ticket.DDL, Invoice.DDL,
-            Ledger.DDL), Shipment.class, Ticket.class, Invoice.class, Ledger.class);
+            Ledger.DDL, Slate.DDL), Shipment.class, Ticket.class, Invoice.class, Ledger.class, Slate.class);
     private static final FencedEntity<Shipment> SHIPMENTS = FencedEntity.builder(Shipment.class).withMetrics(LockMetrics.none()).build();
     private static final FencedEntityWriter<Shipment> OWN = SHIPMENTS.on(DB.emf);
 
@@ -235,7 +235,24 @@ class FencedEntityTest {
         assertThatThrownBy(() -> FencedEntity.of(Ledger.class).on(DB.emf)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("fence attribute Ledger.fence is written by Hibernate's flush of every changed Ledger")
                 .hasMessageContaining("@Column(updatable = false)");
+        assertThatThrownBy(() -> FencedEntity.of(Slate.class).on(DB.emf)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tombstone attribute Slate.gone is written by Hibernate's flush of every changed Slate")
+                .hasMessageContaining("@Column(updatable = false)");
         assertThat(DB.statements.get()).as("refused before any statement").isEqualTo(before);
+    }
+
+    @Test
+    void anotherEntityManagersPlainFlushCannotBringADeletedRowBackNorLowerItsFence() {
+        String id = newShipment("new");
+        try (EntityManager other = DB.emf.createEntityManager()) {
+            other.getTransaction().begin();
+            Shipment stale = other.find(Shipment.class, id); // loaded before the fenced delete; Shipment has no @Version
+            assertThat(OWN.delete(id, f(9)).isApplied()).isTrue();
+            stale.status = "unfenced"; // an ordinary save: it writes the data, but neither the fence nor the tombstone
+            other.getTransaction().commit();
+        }
+        assertThat(row(id)).isEqualTo("unfenced|0|9|t");
+        assertThat(OWN.upsert(id, f(8), Map.of("status", "zombie"))).isInstanceOf(WriteOutcome.Stale.class);
     }
 
     @Test

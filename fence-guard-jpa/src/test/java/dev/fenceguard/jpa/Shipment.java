@@ -18,6 +18,7 @@ public class Shipment {
     @Column(name = "fence_token", updatable = false)
     Long fenceToken;
     @Tombstone
+    @Column(updatable = false)
     Boolean deleted;
 
     protected Shipment() {}

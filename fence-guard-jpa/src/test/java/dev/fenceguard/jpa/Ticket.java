@@ -17,6 +17,7 @@ public class Ticket {
     @Column(updatable = false)
     String fence;
     @Tombstone
+    @Column(updatable = false)
     boolean gone;
 
     protected Ticket() {}

@@ -19,6 +19,7 @@ public class Voucher {
     @Column(name = "fence_token", updatable = false)
     Long fenceToken;
     @Tombstone
+    @Column(updatable = false)
     Boolean deleted;
     @Version
     Long version;

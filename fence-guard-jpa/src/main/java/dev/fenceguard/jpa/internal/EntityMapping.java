@@ -131,26 +131,31 @@ public final class EntityMapping<T> {
                         + (special.equals(id) ? "id" : "@Version"));
             }
         }
-        requireNotFlushed(factory, entity, fence);
+        requireNotFlushed(factory, entity, fence, "fence");
+        if (tombstone != null) {
+            requireNotFlushed(factory, entity, tombstone, "tombstone");
+        }
         WriteRule rule = new WriteRule(policy, encoding, metrics, "jpa", observations);
         return new EntityMapping<>(entity, id, fence, tombstone, version, rule, factory);
     }
 
     /**
-     * Refuses a fence column that Hibernate's own flush writes. Without {@code @Version}, Hibernate's
-     * update of a changed instance writes every updatable column, the fence among them: an instance
-     * loaded before a fenced write would put its old fence back over the newer one, and every older fence
-     * would be admitted again. Not updatable, the column is written by fence-guard's statements only.
+     * Refuses a fence or tombstone column that Hibernate's own flush writes. Without {@code @Version},
+     * Hibernate's update of a changed instance writes every updatable column: an instance loaded before a
+     * fenced write would put its old fence back over the newer one (every older fence would be admitted
+     * again), or its old tombstone flag over a fenced delete (the row would come back). Not updatable, the
+     * columns are written by fence-guard's statements only.
      */
-    private static void requireNotFlushed(EntityManagerFactory factory, EntityType<?> entity, String fence) {
+    private static void requireNotFlushed(EntityManagerFactory factory, EntityType<?> entity, String attribute, String what) {
         EntityPersister persister = factory.unwrap(SessionFactoryImplementor.class).getMappingMetamodel()
                 .getEntityDescriptor(entity.getJavaType());
         String[] names = persister.getPropertyNames();
         for (int i = 0; i < names.length; i++) {
-            if (names[i].equals(fence) && persister.getPropertyUpdateability()[i]) {
-                throw new IllegalArgumentException("fence attribute " + entity.getName() + "." + fence + " is written by Hibernate's flush of "
-                        + "every changed " + entity.getName() + ", which would put an instance's old fence back over a newer one: map it "
-                        + "@Column(updatable = false) (updatable=\"false\" in orm.xml); fence-guard's own statements still write it");
+            if (names[i].equals(attribute) && persister.getPropertyUpdateability()[i]) {
+                throw new IllegalArgumentException(what + " attribute " + entity.getName() + "." + attribute + " is written by Hibernate's "
+                        + "flush of every changed " + entity.getName() + ", which would put an instance's old " + what + " back over a "
+                        + "fenced write: map it @Column(updatable = false) (updatable=\"false\" in orm.xml); fence-guard's own statements "
+                        + "still write it");
             }
         }
     }

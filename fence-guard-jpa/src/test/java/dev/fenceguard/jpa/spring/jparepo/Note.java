@@ -18,6 +18,7 @@ public class Note {
     @Column(name = "fence_token", updatable = false)
     public Long fenceToken;
     @Tombstone
+    @Column(updatable = false)
     public Boolean deleted;
 
     protected Note() {}

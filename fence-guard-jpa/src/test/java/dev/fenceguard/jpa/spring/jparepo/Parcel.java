@@ -19,6 +19,7 @@ public class Parcel {
     @Column(name = "fence_token", updatable = false)
     public Long fenceToken;
     @Tombstone
+    @Column(updatable = false)
     public Boolean deleted;
     @Version
     public Long version;
