@@ -6,10 +6,12 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.idempotency.Fingerprint;
+import dev.fenceguard.core.idempotency.IdempotencyMetrics;
 import dev.fenceguard.core.idempotency.IdempotencyResult;
 import dev.fenceguard.core.idempotency.IdempotencyStore;
 import dev.fenceguard.core.idempotency.ResultCodec;
 import dev.fenceguard.core.leader.LeaderElection;
+import dev.fenceguard.core.leader.LeaderMetrics;
 import dev.fenceguard.core.leader.Leadership;
 import dev.fenceguard.core.leader.LeadershipListener;
 import dev.fenceguard.core.Lease;
@@ -69,7 +71,7 @@ public final class CoordinationBenchmark {
         FenceGuardMigrations.idempotencyBuilder(pool).withSchema(s).withTable("idem").migrate();
         FenceGuardMigrations.idempotencyBuilder(pool).withSchema(s).withTable("idem_manual").migrate();
         IdempotencyStore store = IdempotencyStore.builder(PostgresIdempotencyBackend.builder(pool).withSchema(s).withTable("idem").build())
-                .withMetrics(LockMetrics.none()).build();
+                .withMetrics(IdempotencyMetrics.none()).build();
         ResultCodec<String> codec = ResultCodec.utf8();
         Fingerprint fp = Fingerprint.ofParts("charge", "4200", "EUR");
         FenceToken fence = FenceToken.of(7);
@@ -186,7 +188,7 @@ public final class CoordinationBenchmark {
         LockClient client = LockClient.builder(backend).withMetrics(LockMetrics.none())
                 .withBackoff(Duration.ofMillis(1), Duration.ofMillis(5)).build();
         return LeaderElection.builder(client.async(), "bench-leader").withTtl(LONG).withRetryDelay(Duration.ofMillis(2))
-                .withMetrics(LockMetrics.none()).onEvents(listener).build();
+                .withMetrics(LeaderMetrics.none()).onEvents(listener).build();
     }
 
     private static void await(Semaphore s) throws InterruptedException {

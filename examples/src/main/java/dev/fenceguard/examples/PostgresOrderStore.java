@@ -4,6 +4,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.idempotency.IdempotencyMetrics;
 import dev.fenceguard.core.idempotency.IdempotencyStore;
 import dev.fenceguard.jdbc.Assignments;
 import dev.fenceguard.jdbc.FencedTable;
@@ -39,7 +40,7 @@ final class PostgresOrderStore implements OrderStore {
         this.orders = FencedTable.builder(pg.name, "orders", "id", "fence_token").withMetrics(LockMetrics.none()).build();
         FenceGuardMigrations.idempotencyBuilder(pg.pool).withSchema(pg.name).migrate();
         this.charges = IdempotencyStore.builder(PostgresIdempotencyBackend.builder(pg.pool).withSchema(pg.name).build())
-                .withMetrics(LockMetrics.none()).build();
+                .withMetrics(IdempotencyMetrics.none()).build();
         this.description = "PostgreSQL " + pg.version() + " (" + origin + ")";
     }
 

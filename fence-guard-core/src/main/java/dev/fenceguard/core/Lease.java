@@ -42,6 +42,8 @@ public final class Lease implements AutoCloseable {
     private volatile State state = State.HELD;
     /** Whether a release of this lease was sent (or is being sent); guarded by this. */
     private boolean releaseSent;
+    /** Whether the move to RELEASED was made from HELD (not from LOST); written once, by that move. */
+    private volatile boolean releasedWhileHeld;
     private volatile Instant expiresAt;
     private volatile long deadlineNanos;
     /** The withLock this lease serves, if any: the parent of its renewals and release, told of its loss. */
@@ -185,11 +187,34 @@ public final class Lease implements AutoCloseable {
         if (state == State.RELEASED) {
             return false;
         }
+        releasedWhileHeld = state == State.HELD;
         state = State.RELEASED;
         if (releaseSent) {
             return false;
         }
         releaseSent = true;
+        return true;
+    }
+
+    /**
+     * Whether this lease was still held when its owner released it: decided by the move of
+     * {@link #markReleased}, so that a lease lost meanwhile is never reported both lost and released.
+     */
+    boolean releasedWhileHeld() {
+        return releasedWhileHeld;
+    }
+
+    /**
+     * Runs {@code report} only while this lease is held, and keeps it held until {@code report} returns: what
+     * {@code report} publishes comes before the lease's loss or release is published, never after it.
+     *
+     * @return whether the lease was held (and {@code report} ran)
+     */
+    synchronized boolean whileHeld(Runnable report) {
+        if (state != State.HELD) {
+            return false;
+        }
+        report.run();
         return true;
     }
 

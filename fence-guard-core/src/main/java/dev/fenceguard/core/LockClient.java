@@ -245,7 +245,7 @@ public final class LockClient {
     public static final class Builder {
         private final LockBackend backend;
         private TimeSource time = TimeSource.system();
-        private LockListener listener = new LockListener() {};
+        private LockListener listener = LockEvents.NO_LISTENER;
         private LockMetrics metrics;
         private LockObservations observations = LockObservations.none();
         private Backoff backoff = new Backoff(Duration.ofMillis(10), Duration.ofSeconds(1));

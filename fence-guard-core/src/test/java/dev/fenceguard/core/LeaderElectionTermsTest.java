@@ -33,7 +33,7 @@ class LeaderElectionTermsTest {
     private final List<String> events = new CopyOnWriteArrayList<>();
 
     private LeaderElection election(LeadershipListener listener) {
-        return LeaderElection.builder(client.async(), "leader").withTtl(TTL).withTimeSource(time).withMetrics(LockMetrics.none())
+        return LeaderElection.builder(client.async(), "leader").withTtl(TTL).withTimeSource(time).withMetrics(dev.fenceguard.core.leader.LeaderMetrics.none())
                 .onEvents(listener).build();
     }
 

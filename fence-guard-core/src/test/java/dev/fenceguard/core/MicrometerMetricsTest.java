@@ -29,7 +29,7 @@ class MicrometerMetricsTest {
     void idempotencyHitsConflictsAndInProgressAnswersAreMetered() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         dev.fenceguard.core.idempotency.IdempotencyStore store = dev.fenceguard.core.idempotency.IdempotencyStore
-                .builder(new dev.fenceguard.core.memory.InMemoryIdempotencyBackend()).withMetrics(MicrometerLockMetrics.of(registry)).build();
+                .builder(new dev.fenceguard.core.memory.InMemoryIdempotencyBackend()).withMetrics(dev.fenceguard.core.micrometer.MicrometerIdempotencyMetrics.of(registry)).build();
         var fp = dev.fenceguard.core.idempotency.Fingerprint.ofParts("charge", "1");
         var codec = dev.fenceguard.core.idempotency.ResultCodec.utf8();
         Duration ttl = Duration.ofSeconds(30);

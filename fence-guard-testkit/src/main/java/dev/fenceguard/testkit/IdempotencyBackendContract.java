@@ -13,6 +13,7 @@ import dev.fenceguard.core.StaleFenceException;
 import dev.fenceguard.core.idempotency.FinalFailure;
 import dev.fenceguard.core.idempotency.Fingerprint;
 import dev.fenceguard.core.idempotency.IdempotencyConflictException;
+import dev.fenceguard.core.idempotency.IdempotencyMetrics;
 import dev.fenceguard.core.idempotency.IdempotencyResult;
 import dev.fenceguard.core.idempotency.IdempotencyStore;
 import dev.fenceguard.core.idempotency.ResultCodec;
@@ -93,7 +94,7 @@ public abstract class IdempotencyBackendContract {
     }
 
     private IdempotencyStore store() {
-        return IdempotencyStore.builder(real()).withCallTimeout(callTimeout()).withMetrics(LockMetrics.none()).build();
+        return IdempotencyStore.builder(real()).withCallTimeout(callTimeout()).withMetrics(IdempotencyMetrics.none()).build();
     }
 
     private String key(String name) {
@@ -438,7 +439,7 @@ public abstract class IdempotencyBackendContract {
         // does well within that; with 200 ms the lookup came too late under load, 2 of 2 times.
         Duration retention = Duration.ofSeconds(2);
         IdempotencyStore store = IdempotencyStore.builder(real()).withRetention(retention).withCallTimeout(callTimeout())
-                .withMetrics(LockMetrics.none()).build();
+                .withMetrics(IdempotencyMetrics.none()).build();
         Fingerprint fp = Fingerprint.ofParts("p");
         exec(store, key("purge-0"), fp, 3, Duration.ofMillis(1), () -> CompletableFuture.completedFuture("kept a while"));
         assertThat(lookup(key("purge-0"))).as("kept during its retention").isPresent();
@@ -453,7 +454,7 @@ public abstract class IdempotencyBackendContract {
         // Kept for an hour: it must outlive the purges below however slow the server is (with the short
         // retention it once expired during them on a loaded CI machine and was purged too).
         IdempotencyStore keeping = IdempotencyStore.builder(real()).withRetention(Duration.ofHours(1))
-                .withCallTimeout(callTimeout()).withMetrics(LockMetrics.none()).build();
+                .withCallTimeout(callTimeout()).withMetrics(IdempotencyMetrics.none()).build();
         assertThat(exec(keeping, key("purge-0"), Fingerprint.ofParts("another request"), 1, LONG, counted(runs, "again")))
                 .as("a forgotten key is new again, whatever its fingerprint and fence")
                 .isEqualTo(new IdempotencyResult.Executed<>("again", f(1)));
@@ -473,7 +474,7 @@ public abstract class IdempotencyBackendContract {
     @Test
     void badInputFailsBeforeAnyIo() {
         CountingIdempotencyBackend counting = new CountingIdempotencyBackend(real());
-        IdempotencyStore store = IdempotencyStore.builder(counting).withMetrics(LockMetrics.none()).build();
+        IdempotencyStore store = IdempotencyStore.builder(counting).withMetrics(IdempotencyMetrics.none()).build();
         Fingerprint fp = Fingerprint.ofParts("x");
         Supplier<CompletionStage<String>> work = () -> CompletableFuture.completedFuture("x");
         // each: what was tried, and the message it must give

@@ -6,9 +6,9 @@ import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockKey;
-import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.StaleFenceException;
 import dev.fenceguard.core.internal.Checks;
+import dev.fenceguard.core.internal.EventPublisher;
 import dev.fenceguard.core.spi.IdempotencyBackend;
 import dev.fenceguard.core.spi.IdempotencyEntry;
 import dev.fenceguard.core.spi.IdempotencyState;
@@ -69,13 +69,14 @@ public final class IdempotencyStore {
     private final IdempotencyBackend backend;
     private final Duration retention;
     private final Duration callTimeout;
-    private final LockMetrics metrics;
+    /** Where every answer given without running the work goes; the meters subscribe there. */
+    private final EventPublisher<IdempotencyEvent> events;
 
     private IdempotencyStore(Builder b) {
         this.backend = b.backend;
         this.retention = b.retention;
         this.callTimeout = b.callTimeout;
-        this.metrics = b.metrics;
+        this.events = IdempotencyEvent.publisher(b.metrics);
     }
 
     /**
@@ -219,17 +220,17 @@ public final class IdempotencyStore {
     private <T> Optional<IdempotencyResult<T>> answer(Call<T> call, IdempotencyEntry entry) {
         String name = backend.name();
         if (!entry.fingerprint().equals(call.fingerprint.hex())) {
-            metrics.idempotency(name, LockMetrics.IdempotencyAnswer.CONFLICT);
+            events.publish(new IdempotencyEvent.Answered(name, IdempotencyMetrics.Answer.CONFLICT));
             throw new IdempotencyConflictException(call.key);
         }
         long mine = call.fence.value();
         switch (entry.state()) {
             case COMPLETED -> {
-                metrics.idempotency(name, LockMetrics.IdempotencyAnswer.HIT);
+                events.publish(new IdempotencyEvent.Answered(name, IdempotencyMetrics.Answer.HIT));
                 return Optional.of(new IdempotencyResult.Replayed<>(call.codec.decode(entry.result()), FenceToken.of(entry.fence())));
             }
             case FAILED_FINAL -> {
-                metrics.idempotency(name, LockMetrics.IdempotencyAnswer.HIT);
+                events.publish(new IdempotencyEvent.Answered(name, IdempotencyMetrics.Answer.HIT));
                 return Optional.of(new IdempotencyResult.FailedFinally<>(new String(entry.result(), StandardCharsets.UTF_8),
                         FenceToken.of(entry.fence())));
             }
@@ -238,7 +239,7 @@ public final class IdempotencyStore {
                     return Optional.empty();
                 }
                 if (entry.fence() < mine) {
-                    metrics.idempotency(name, LockMetrics.IdempotencyAnswer.IN_PROGRESS);
+                    events.publish(new IdempotencyEvent.Answered(name, IdempotencyMetrics.Answer.IN_PROGRESS));
                     return Optional.of(new IdempotencyResult.InProgress<>(FenceToken.of(entry.fence()), entry.expiresAt()));
                 }
                 throw stale(call, entry.fence());
@@ -320,7 +321,7 @@ public final class IdempotencyStore {
 
     /**
      * Options of an {@link IdempotencyStore}. Defaults: retention 24 hours, call timeout 5 s,
-     * {@link LockMetrics#automatic()}. Not thread-safe; {@link #build()} copies.
+     * {@link IdempotencyMetrics#automatic()}. Not thread-safe; {@link #build()} copies.
      *
      * @since 0.3
      */
@@ -328,7 +329,7 @@ public final class IdempotencyStore {
         private final IdempotencyBackend backend;
         private Duration retention = Duration.ofHours(24);
         private Duration callTimeout = Duration.ofSeconds(5);
-        private LockMetrics metrics = LockMetrics.automatic();
+        private IdempotencyMetrics metrics = IdempotencyMetrics.automatic();
 
         private Builder(IdempotencyBackend backend) {
             this.backend = Objects.requireNonNull(backend, "backend");
@@ -364,8 +365,12 @@ public final class IdempotencyStore {
             return this;
         }
 
-        /** Where hits, conflicts and in-progress answers are counted; default {@link LockMetrics#automatic()}. */
-        public Builder withMetrics(LockMetrics metrics) {
+        /**
+         * Where hits, conflicts and in-progress answers are counted; default {@link IdempotencyMetrics#automatic()}.
+         *
+         * @throws NullPointerException if {@code metrics} is null
+         */
+        public Builder withMetrics(IdempotencyMetrics metrics) {
             this.metrics = Objects.requireNonNull(metrics, "metrics");
             return this;
         }

@@ -6,6 +6,7 @@ import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.TimeSource;
 import dev.fenceguard.core.internal.Checks;
+import dev.fenceguard.core.internal.EventPublisher;
 import dev.fenceguard.core.internal.Redacted;
 import java.time.Duration;
 import java.util.Objects;
@@ -62,9 +63,9 @@ public final class LeaderElection implements AutoCloseable {
     private final Duration ttl;
     private final Duration campaignWait;
     private final Duration retryDelay;
-    private final LeadershipListener listener;
+    /** Where elections and revocations go: the log, the meters and the listener subscribe there. */
+    private final EventPublisher<LeaderEvent> events;
     private final TimeSource time;
-    private final LockMetrics metrics;
 
     private final Object guard = new Object();
     private boolean running;
@@ -86,9 +87,8 @@ public final class LeaderElection implements AutoCloseable {
         this.ttl = b.ttl;
         this.campaignWait = b.campaignWait;
         this.retryDelay = b.retryDelay;
-        this.listener = b.listener;
+        this.events = LeaderEvent.publisher(b.name, b.metrics, b.listener);
         this.time = b.time;
-        this.metrics = b.metrics;
     }
 
     /**
@@ -249,11 +249,7 @@ public final class LeaderElection implements AutoCloseable {
             termEnd = end;
             endingBecause = null;
             // Queued under the guard, so that nothing about this term (its revocation) can be queued before it.
-            callbacks.add(() -> {
-                log.info("leadership '{}': elected, term {}", name, term.term().value());
-                metrics.leaderElected(name, term.term().value());
-                listener.elected(term);
-            });
+            callbacks.add(() -> events.publish(new LeaderEvent.Elected(term)));
         }
         lease.whenLost().thenAccept(cause -> endTerm(term, revocation(cause))); // queued after the election, whatever the thread
         drainCallbacks();
@@ -287,10 +283,8 @@ public final class LeaderElection implements AutoCloseable {
             }
         }
         callbacks.add(() -> {
-            log.info("leadership '{}': term {} ended: {}", name, term.term().value(), why);
-            metrics.leaderTermEnded(name, why != LeadershipListener.Revocation.RESIGNED && why != LeadershipListener.Revocation.STOPPED);
             try {
-                listener.revoked(term, why);
+                events.publish(new LeaderEvent.Revoked(term, why));
             } finally {
                 if (end != null) {
                     end.complete(true); // after revoked returned: the work stops before another leader starts
@@ -374,14 +368,15 @@ public final class LeaderElection implements AutoCloseable {
         try {
             call.run();
         } catch (RuntimeException | AssertionError | LinkageError e) { // the calls after it must still run
-            log.warn("LeadershipListener of '{}' threw; ignored", name, e);
+            // The stream isolates its subscribers; this guards the queue against the rest of a call.
+            log.warn("a queued call of leadership '{}' threw; ignored", name, e);
         }
     }
 
     /**
      * Options of a {@link LeaderElection}. Defaults: TTL 15 s, campaign wait 1 min (the wait of each
      * acquire; the candidate campaigns again when it runs out), retry delay 1 s after a backend failure or
-     * a resignation, no listener, the system clock, {@link LockMetrics#automatic()} metrics.
+     * a resignation, no listener, the system clock, {@link LeaderMetrics#automatic()} metrics.
      *
      * @since 0.2
      */
@@ -393,7 +388,7 @@ public final class LeaderElection implements AutoCloseable {
         private Duration retryDelay = Duration.ofSeconds(1);
         private LeadershipListener listener = new LeadershipListener() {};
         private TimeSource time = TimeSource.system();
-        private LockMetrics metrics = LockMetrics.automatic();
+        private LeaderMetrics metrics = LeaderMetrics.automatic();
 
         private Builder(AsyncLockClient locks, String name) {
             this.locks = Objects.requireNonNull(locks, "locks");
@@ -444,12 +439,13 @@ public final class LeaderElection implements AutoCloseable {
 
         /**
          * Where elections, the current term and lost terms are counted; default
-         * {@link LockMetrics#automatic()}. See {@link dev.fenceguard.core.micrometer.MicrometerLockMetrics}
+         * {@link LeaderMetrics#automatic()}. See {@link dev.fenceguard.core.micrometer.MicrometerLeaderMetrics}
          * for the meters.
          *
+         * @throws NullPointerException if {@code metrics} is null
          * @since 0.3
          */
-        public Builder withMetrics(LockMetrics metrics) {
+        public Builder withMetrics(LeaderMetrics metrics) {
             this.metrics = Objects.requireNonNull(metrics, "metrics");
             return this;
         }

@@ -9,11 +9,9 @@ import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -40,18 +38,11 @@ import org.slf4j.LoggerFactory;
  *       leases lost while held;
  *   <li>{@code fenceguard.lock.renew.failures} (counter; {@code backend});
  *   <li>{@code fenceguard.fence.high} (counter; {@code backend});
- *   <li>{@code fenceguard.write.stale} (counter; {@code resource});
- *   <li>{@code fenceguard.idempotency} (counter; {@code backend}, {@code answer} = hit|conflict|in_progress):
- *       idempotent calls answered without running the work (since 0.3);
- *   <li>{@code fenceguard.leader.elections} (counter; {@code leadership}): terms won by this process;
- *   <li>{@code fenceguard.leader.term} (gauge; {@code leadership}): the term this process leads in now, 0
- *       when it does not lead;
- *   <li>{@code fenceguard.leader.renew.failures} (counter; {@code leadership}): terms taken from this
- *       process because renewal was refused, unconfirmed or too late (resignations and stops not counted).
+ *   <li>{@code fenceguard.write.stale} (counter; {@code resource}).
  * </ul>
  *
- * <p>The leadership meters carry the leadership's name (a lock key chosen in code, so bounded) and never
- * {@code lock.name}.
+ * <p>The meters of the other components come from {@link MicrometerIdempotencyMetrics},
+ * {@link MicrometerLeaderMetrics} and {@link MicrometerSingleflightMetrics}.
  *
  * <p><b>Lock names (opt-in).</b> {@link Builder#withLockNames} adds a {@code lock.name} tag to every
  * meter above but {@code fenceguard.write.stale}: a name your function derives from the key (say the
@@ -78,11 +69,6 @@ public final class MicrometerLockMetrics implements LockMetrics {
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> heldNow = new ConcurrentHashMap<>();
-    /**
-     * Term gauges per registry, shared by every instance on it: a registry keeps the first gauge of a
-     * name and tags, so a second instance's own value would never be read.
-     */
-    private static final Map<MeterRegistry, Map<String, AtomicLong>> TERMS = Collections.synchronizedMap(new WeakHashMap<>());
 
     private MicrometerLockMetrics(MeterRegistry registry, Naming naming, String lockName) {
         this.registry = registry;
@@ -201,39 +187,6 @@ public final class MicrometerLockMetrics implements LockMetrics {
         // Writes do not know the lock that guards them, so this meter never carries lock.name.
         counter("stale|" + resourceType, () -> Counter.builder("fenceguard.write.stale")
                 .description("Fenced writes rejected as stale").tag("resource", resourceType)).increment();
-    }
-
-    @Override
-    public void idempotency(String backend, IdempotencyAnswer answer) {
-        String a = lower(answer);
-        counter("idem|" + backend + "|" + a, () -> Counter.builder("fenceguard.idempotency")
-                .description("Idempotent calls answered without running the work").tags(tags(backend)).tag("answer", a)).increment();
-    }
-
-    @Override
-    public void leaderElected(String leadership, long term) {
-        counter("elected|" + leadership, () -> Counter.builder("fenceguard.leader.elections")
-                .description("Terms won by this process").tag("leadership", leadership)).increment();
-        term(leadership).set(term);
-    }
-
-    @Override
-    public void leaderTermEnded(String leadership, boolean lost) {
-        term(leadership).set(0);
-        if (lost) {
-            counter("leaderlost|" + leadership, () -> Counter.builder("fenceguard.leader.renew.failures")
-                    .description("Terms taken from this process: renewal refused, unconfirmed or too late")
-                    .tag("leadership", leadership)).increment();
-        }
-    }
-
-    private AtomicLong term(String leadership) {
-        return TERMS.computeIfAbsent(registry, r -> new ConcurrentHashMap<>()).computeIfAbsent(leadership, l -> {
-            AtomicLong n = new AtomicLong();
-            Gauge.builder("fenceguard.leader.term", n, AtomicLong::get).description("The term this process leads in now; 0 when not leading")
-                    .tag("leadership", l).register(registry);
-            return n;
-        });
     }
 
     private Tags tags(String backend) {

@@ -9,6 +9,7 @@ import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.TimeSource;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.core.internal.Checks;
+import dev.fenceguard.core.internal.EventPublisher;
 import dev.fenceguard.core.internal.Redacted;
 import dev.fenceguard.core.spi.FlightStore;
 import dev.fenceguard.core.spi.FlightStore.FlightResult;
@@ -89,7 +90,8 @@ public final class Singleflight {
     private final Duration retention;
     private final Duration storeTimeout;
     private final int maxResultBytes;
-    private final SingleflightMetrics metrics;
+    /** Where shared calls, flights led, waits and retained answers go; the meters subscribe there. */
+    private final EventPublisher<SingleflightEvent> events;
     private final TimeSource time;
     private final ConcurrentHashMap<LockKey, CompletableFuture<byte[]>> flights = new ConcurrentHashMap<>();
 
@@ -102,7 +104,7 @@ public final class Singleflight {
         this.retention = b.retention;
         this.storeTimeout = b.storeTimeout;
         this.maxResultBytes = b.maxResultBytes;
-        this.metrics = b.metrics != null ? b.metrics : SingleflightMetrics.automatic();
+        this.events = SingleflightEvent.publisher(b.store.name(), b.metrics != null ? b.metrics : SingleflightMetrics.automatic());
         this.time = b.time;
     }
 
@@ -180,7 +182,7 @@ public final class Singleflight {
         CompletableFuture<byte[]> shared = new CompletableFuture<>();
         CompletableFuture<byte[]> existing = flights.putIfAbsent(flightKey, shared);
         if (existing != null) {
-            metrics.shared(store.name());
+            events.publish(new SingleflightEvent.Shared());
             shared = existing;
         } else {
             CompletableFuture<byte[]> mine = shared;
@@ -338,9 +340,9 @@ public final class Singleflight {
 
         private void answered(FlightResult result) {
             if (waitStart >= 0) {
-                metrics.waited(store.name(), SingleflightMetrics.WaitOutcome.RESULT, waited());
+                events.publish(new SingleflightEvent.Waited(SingleflightMetrics.WaitOutcome.RESULT, waited()));
             } else {
-                metrics.retained(store.name());
+                events.publish(new SingleflightEvent.Retained());
             }
             out.complete(result.value());
         }
@@ -353,7 +355,7 @@ public final class Singleflight {
             }).whenComplete((led, error) -> {
                 if (error != null) {
                     if (held[0]) {
-                        metrics.led(store.name(), SingleflightMetrics.LedOutcome.FAILED);
+                        events.publish(new SingleflightEvent.Led(SingleflightMetrics.LedOutcome.FAILED));
                         wakeOthers(); // after the release: woken waiters find the lock free
                     }
                     out.completeExceptionally(unwrap(error));
@@ -362,9 +364,9 @@ public final class Singleflight {
                 } else {
                     switch (led.get()) {
                         case Led.Published p -> {
-                            metrics.led(store.name(), SingleflightMetrics.LedOutcome.PUBLISHED);
+                            events.publish(new SingleflightEvent.Led(SingleflightMetrics.LedOutcome.PUBLISHED));
                             if (waitStart >= 0) {
-                                metrics.waited(store.name(), SingleflightMetrics.WaitOutcome.TOOK_OVER, waited());
+                                events.publish(new SingleflightEvent.Waited(SingleflightMetrics.WaitOutcome.TOOK_OVER, waited()));
                             }
                             out.complete(p.value());
                         }
@@ -372,7 +374,7 @@ public final class Singleflight {
                         case Led.Superseded s -> {
                             log.info("singleflight '{}': a newer flight (fence {}) started while this one ran; its result "
                                     + "was not published, waiting for the newer one", key, s.newest());
-                            metrics.led(store.name(), SingleflightMetrics.LedOutcome.SUPERSEDED);
+                            events.publish(new SingleflightEvent.Led(SingleflightMetrics.LedOutcome.SUPERSEDED));
                             deadline = time.nanoTime() + maxWait.toNanos(); // a fresh wait: the newer flight only began
                             waitForOthers();
                         }
@@ -405,7 +407,7 @@ public final class Singleflight {
                 waitStart = now;
             }
             if (deadline - now <= 0) {
-                metrics.waited(store.name(), SingleflightMetrics.WaitOutcome.GAVE_UP, waited());
+                events.publish(new SingleflightEvent.Waited(SingleflightMetrics.WaitOutcome.GAVE_UP, waited()));
                 out.completeExceptionally(new FenceGuardException(ErrorCode.TIMEOUT, key.value(), "no result of the flight "
                         + "within the max wait of " + maxWait + "; the flight of another process is still running"));
                 return;

@@ -31,14 +31,14 @@ final class Candidates {
     /** Every election seen by any candidate, in order: "elected i term". */
     final List<long[]> elections = new CopyOnWriteArrayList<>();
 
-    private final LockMetrics metrics;
+    private final LeaderMetrics metrics;
 
     Candidates(int n, String name) {
-        this(n, name, LockMetrics.none());
+        this(n, name, LeaderMetrics.none());
     }
 
     /** Candidates whose elections report to {@code metrics} (as processes sharing one registry would). */
-    Candidates(int n, String name, LockMetrics metrics) {
+    Candidates(int n, String name, LeaderMetrics metrics) {
         this.metrics = metrics;
         for (int i = 0; i < n; i++) {
             all.add(new Candidate(i, name));

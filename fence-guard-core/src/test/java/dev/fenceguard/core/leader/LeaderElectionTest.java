@@ -90,7 +90,7 @@ class LeaderElectionTest {
     @Test
     void electionsTheCurrentTermAndLostTermsAreMetered() {
         io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
-        Candidates two = new Candidates(2, "metered", dev.fenceguard.core.micrometer.MicrometerLockMetrics.of(registry));
+        Candidates two = new Candidates(2, "metered", dev.fenceguard.core.micrometer.MicrometerLeaderMetrics.of(registry));
         two.all.forEach(c -> c.election.start());
         two.advance(Duration.ofSeconds(1));
         Candidate first = two.leaders().get(0);

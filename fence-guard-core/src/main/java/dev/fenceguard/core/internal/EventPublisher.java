@@ -1,0 +1,88 @@
+package dev.fenceguard.core.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one event stream of a component (the lock client, a singleflight, an idempotency store, a leader
+ * election): the component publishes each event once, and its meters, logs, listener and internal
+ * consumers subscribe, so that a new sink touches nothing but the subscriber list (the shape of
+ * Resilience4j's {@code EventPublisher}).
+ *
+ * <p>Subscribers are fixed when the component is built and called in the order they were added, on the
+ * publishing thread, one after the other: an event reaches every subscriber before {@link #publish}
+ * returns, so what one publisher publishes in order (the events of one lease, say) every subscriber sees
+ * in that order. A subscriber that throws is logged and skipped; the ones after it still hear the event.
+ * Immutable and thread-safe; publishing takes no lock and allocates nothing but the event.
+ *
+ * @param <E> the component's event type, a sealed hierarchy of records
+ */
+public final class EventPublisher<E> {
+
+    private static final Logger log = LoggerFactory.getLogger(EventPublisher.class);
+
+    private final String component;
+    /** An array rather than a list: the loop over it runs for every event (see the class comment). */
+    private final Subscriber<E>[] subscribers;
+
+    /** One subscriber and its name, for the log line when it throws. */
+    private record Subscriber<E>(String name, Consumer<? super E> consumer) {}
+
+    @SuppressWarnings("unchecked")
+    private EventPublisher(String component, List<Subscriber<E>> subscribers) {
+        this.component = component;
+        this.subscribers = subscribers.toArray(new Subscriber[0]);
+    }
+
+    /** A builder for the stream of {@code component} (named in log lines, e.g. {@code lock client}). */
+    public static <E> Builder<E> builder(String component) {
+        return new Builder<>(Objects.requireNonNull(component, "component"));
+    }
+
+    /** Whether anyone listens: publishers may skip building an event nobody would hear. */
+    public boolean hasSubscribers() {
+        return subscribers.length != 0;
+    }
+
+    /** Hands {@code event} to every subscriber, in order; one that throws is logged and the rest still run. */
+    public void publish(E event) {
+        for (Subscriber<E> s : subscribers) {
+            try {
+                s.consumer().accept(event);
+            } catch (RuntimeException | AssertionError | LinkageError e) { // the subscribers after it must still hear it
+                // The event's class only: its fields may hold an error whose message quotes stored data.
+                log.warn("{} of the {} threw on {}; ignored", s.name(), component, event.getClass().getSimpleName(), e);
+            }
+        }
+    }
+
+    /** The subscribers of one stream, in order. Not thread-safe. */
+    public static final class Builder<E> {
+        private final String component;
+        private final List<Subscriber<E>> subscribers = new ArrayList<>();
+
+        private Builder(String component) {
+            this.component = component;
+        }
+
+        /** Adds {@code consumer}, named {@code name} in the log line if it throws. */
+        public Builder<E> subscribe(String name, Consumer<? super E> consumer) {
+            subscribers.add(new Subscriber<>(Objects.requireNonNull(name, "name"), Objects.requireNonNull(consumer, "consumer")));
+            return this;
+        }
+
+        /** Adds {@code consumer} if {@code present}: a sink that records nothing is not called at all. */
+        public Builder<E> subscribeIf(boolean present, String name, Consumer<? super E> consumer) {
+            return present ? subscribe(name, consumer) : this;
+        }
+
+        /** The stream. */
+        public EventPublisher<E> build() {
+            return new EventPublisher<>(component, subscribers);
+        }
+    }
+}
