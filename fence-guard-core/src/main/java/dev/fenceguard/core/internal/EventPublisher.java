@@ -54,10 +54,27 @@ public final class EventPublisher<E> {
             try {
                 s.consumer().accept(event);
             } catch (RuntimeException | AssertionError | LinkageError e) { // the subscribers after it must still hear it
-                // The event's class only: its fields may hold an error whose message quotes stored data.
-                log.warn("{} of the {} threw on {}; ignored", s.name(), component, event.getClass().getSimpleName(), e);
+                threw(s.name(), component, event.getClass().getSimpleName(), e);
             }
         }
+    }
+
+    /**
+     * Hands one event to the one sink of a component that has no stream of its own (a fenced write's
+     * rejection, reported at one place to {@code LockMetrics}) with the same rule: a sink that throws is logged
+     * and ignored, and never fails the operation that reported the event.
+     */
+    public static void deliver(String subscriber, String component, String event, Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException | AssertionError | LinkageError e) {
+            threw(subscriber, component, event, e);
+        }
+    }
+
+    private static void threw(String subscriber, String component, String event, Throwable e) {
+        // The event's name only: its fields may hold an error whose message quotes stored data.
+        log.warn("{} of the {} threw on {}; ignored", subscriber, component, event, e);
     }
 
     /** The subscribers of one stream, in order. Not thread-safe. */

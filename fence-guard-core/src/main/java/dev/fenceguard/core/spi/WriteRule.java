@@ -6,6 +6,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.EventPublisher;
 import dev.fenceguard.core.internal.Text;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -183,9 +184,13 @@ public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics 
         return policy.admits(presented, stored);
     }
 
-    /** A rejection of {@code presented} by a resource holding {@code stored}; counted once in the metrics. */
+    /**
+     * A rejection of {@code presented} by a resource holding {@code stored}; counted once in the metrics (a
+     * metrics sink that throws is logged and never fails the write).
+     */
     public WriteOutcome.Stale stale(String resource, FenceToken presented, long stored) {
-        metrics.staleWriteRejected(resourceType);
+        EventPublisher.deliver("LockMetrics", "fenced writes", "StaleWrite",
+                () -> metrics.staleWriteRejected(resourceType));
         return new WriteOutcome.Stale(resource, presented.value(), stored, policy);
     }
 

@@ -7,6 +7,8 @@ import dev.fenceguard.core.FenceEncoding;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.CapturedLog;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,6 +69,33 @@ class WriteRuleTest {
         assertThat(stale.currentFence()).isEqualTo(5);
         assertThat(stale.presentedFence()).isEqualTo(5);
         assertThat(counted).containsExactly("redis");
+    }
+
+    @Test
+    void aMetricsSinkThatThrowsIsLoggedAndNeverFailsTheWrite() {
+        LockMetrics broken = new LockMetrics() {
+            @Override
+            public void acquireAttempt(String backend, AcquireOutcome outcome, Duration latency) {}
+
+            @Override
+            public void held(String backend, Duration holdTime) {}
+
+            @Override
+            public void renewFailed(String backend) {}
+
+            @Override
+            public void highFence(String backend) {}
+
+            @Override
+            public void staleWriteRejected(String resourceType) {
+                throw new IllegalStateException("meter registry broken");
+            }
+        };
+        WriteRule rule = new WriteRule(FencePolicy.SAME_OR_NEWER, FenceEncoding.INTEGER, broken, "redis");
+        WriteOutcome.Stale[] stale = new WriteOutcome.Stale[1];
+        String log = CapturedLog.of(() -> stale[0] = rule.stale("orders:1", FenceToken.of(4), 5));
+        assertThat(stale[0].currentFence()).isEqualTo(5);
+        assertThat(log).contains("LockMetrics of the fenced writes threw on StaleWrite; ignored", "meter registry broken");
     }
 
     @Test
