@@ -76,12 +76,7 @@ public interface LockMetrics {
 
     /** Micrometer's global registry if Micrometer is present, otherwise {@link #none()}. */
     static LockMetrics automatic() {
-        try {
-            Class.forName("io.micrometer.core.instrument.Metrics", false, LockMetrics.class.getClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
-            return none();
-        }
-        return dev.fenceguard.core.micrometer.MicrometerLockMetrics.global();
+        return dev.fenceguard.core.internal.Micrometer.present() ? dev.fenceguard.core.micrometer.MicrometerLockMetrics.global() : none();
     }
 
     /** Metrics that record nothing (and are not even called). */

@@ -27,12 +27,7 @@ public interface IdempotencyMetrics {
 
     /** Micrometer's global registry if Micrometer is present, otherwise {@link #none()}. */
     static IdempotencyMetrics automatic() {
-        try {
-            Class.forName("io.micrometer.core.instrument.Metrics", false, IdempotencyMetrics.class.getClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
-            return none();
-        }
-        return dev.fenceguard.core.micrometer.MicrometerIdempotencyMetrics.global();
+        return dev.fenceguard.core.internal.Micrometer.present() ? dev.fenceguard.core.micrometer.MicrometerIdempotencyMetrics.global() : none();
     }
 
     /** Metrics that record nothing (and are not even called). */

@@ -22,12 +22,7 @@ public interface LeaderMetrics {
 
     /** Micrometer's global registry if Micrometer is present, otherwise {@link #none()}. */
     static LeaderMetrics automatic() {
-        try {
-            Class.forName("io.micrometer.core.instrument.Metrics", false, LeaderMetrics.class.getClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
-            return none();
-        }
-        return dev.fenceguard.core.micrometer.MicrometerLeaderMetrics.global();
+        return dev.fenceguard.core.internal.Micrometer.present() ? dev.fenceguard.core.micrometer.MicrometerLeaderMetrics.global() : none();
     }
 
     /** Metrics that record nothing (and are not even called). */

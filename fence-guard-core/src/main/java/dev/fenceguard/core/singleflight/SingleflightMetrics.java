@@ -49,12 +49,7 @@ public interface SingleflightMetrics {
 
     /** Micrometer's global registry if Micrometer is present, otherwise {@link #none()}. */
     static SingleflightMetrics automatic() {
-        try {
-            Class.forName("io.micrometer.core.instrument.Metrics", false, SingleflightMetrics.class.getClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
-            return none();
-        }
-        return dev.fenceguard.core.micrometer.MicrometerSingleflightMetrics.global();
+        return dev.fenceguard.core.internal.Micrometer.present() ? dev.fenceguard.core.micrometer.MicrometerSingleflightMetrics.global() : none();
     }
 }
 

@@ -17,6 +17,8 @@ import org.junit.jupiter.api.Test;
 class WriteRuleTest {
 
     private final List<String> counted = new ArrayList<>();
+    /** Thrown by the metrics on a rejection when set: a broken meter registry. */
+    private RuntimeException failure;
     private final LockMetrics metrics = new LockMetrics() {
         @Override
         public void acquireAttempt(String backend, AcquireOutcome outcome, Duration latency) {}
@@ -32,6 +34,9 @@ class WriteRuleTest {
 
         @Override
         public void staleWriteRejected(String resourceType) {
+            if (failure != null) {
+                throw failure;
+            }
             counted.add(resourceType);
         }
     };
@@ -73,25 +78,8 @@ class WriteRuleTest {
 
     @Test
     void aMetricsSinkThatThrowsIsLoggedAndNeverFailsTheWrite() {
-        LockMetrics broken = new LockMetrics() {
-            @Override
-            public void acquireAttempt(String backend, AcquireOutcome outcome, Duration latency) {}
-
-            @Override
-            public void held(String backend, Duration holdTime) {}
-
-            @Override
-            public void renewFailed(String backend) {}
-
-            @Override
-            public void highFence(String backend) {}
-
-            @Override
-            public void staleWriteRejected(String resourceType) {
-                throw new IllegalStateException("meter registry broken");
-            }
-        };
-        WriteRule rule = new WriteRule(FencePolicy.SAME_OR_NEWER, FenceEncoding.INTEGER, broken, "redis");
+        failure = new IllegalStateException("meter registry broken");
+        WriteRule rule = new WriteRule(FencePolicy.SAME_OR_NEWER, FenceEncoding.INTEGER, metrics, "redis");
         WriteOutcome.Stale[] stale = new WriteOutcome.Stale[1];
         String log = CapturedLog.of(() -> stale[0] = rule.stale("orders:1", FenceToken.of(4), 5));
         assertThat(stale[0].currentFence()).isEqualTo(5);
