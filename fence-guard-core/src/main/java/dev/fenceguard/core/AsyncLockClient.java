@@ -417,7 +417,7 @@ public final class AsyncLockClient implements Lease.Owner {
             return CompletableFuture.completedFuture(false);
         }
         renewer.stop(lease);
-        if (lease.releasedWhileHeld()) {
+        if (lease.releasedWhileHeld() && events.hasSubscribers(LockEvent.Released.class)) {
             events.publish(new LockEvent.Released(lease, Duration.ofNanos(time.nanoTime() - lease.acquiredAtNanos())));
         }
         LockObservations.Observed observed = observations.start(LockObservations.Operation.RELEASE, backend.name(),
@@ -476,7 +476,7 @@ public final class AsyncLockClient implements Lease.Owner {
         long start = time.nanoTime();
         tryUntil(key, ttl, start + maxWait.toNanos(), 0, out);
         out.whenComplete((lease, error) -> {
-            if (error == null) {
+            if (error == null && events.hasSubscribers(LockEvent.AcquireWaited.class)) {
                 events.publish(new LockEvent.AcquireWaited(key, Duration.ofNanos(time.nanoTime() - start), lease.isPresent()));
             }
         });
@@ -556,7 +556,9 @@ public final class AsyncLockClient implements Lease.Owner {
                 return;
             }
             if (grant.isEmpty()) {
-                events.publish(new LockEvent.AcquireRefused(key, LockMetrics.AcquireOutcome.HELD, latency));
+                if (events.hasSubscribers(LockEvent.AcquireRefused.class)) { // contention: the most frequent event of all
+                    events.publish(new LockEvent.AcquireRefused(key, LockMetrics.AcquireOutcome.HELD, latency));
+                }
                 out.complete(Optional.empty());
                 return;
             }

@@ -28,12 +28,18 @@ final class LockEvents {
 
     /** The stream of a client on {@code backend}. */
     static EventPublisher<LockEvent> publisher(String backend, LockMetrics metrics, LockListener listener) {
+        // Each subscriber names what it hears: the most frequent events (a refusal, a wait, a release) have the
+        // meters as their only subscriber, so without meters they are not even built.
         return EventPublisher.<LockEvent>builder("lock client on " + backend)
-                .subscribeIf(metrics != LockMetrics.none(), "LockMetrics", new Meters(backend, metrics))
-                .subscribe("withLock observation", LockEvents::toRun)
-                .subscribe("log", LockEvents::log)
-                .subscribeIf(listener != NO_LISTENER, "LockListener", new Listener(listener))
-                .subscribe("whenLost", LockEvents::toWhenLost)
+                .subscribeIf(metrics != LockMetrics.none(), "LockMetrics", new Meters(backend, metrics),
+                        Set.of(LockEvent.AcquireRefused.class, LockEvent.Granted.class, LockEvent.AcquireWaited.class,
+                                LockEvent.RenewFailed.class, LockEvent.Lost.class, LockEvent.Released.class))
+                .subscribe("withLock observation", LockEvents::toRun, Set.of(LockEvent.Lost.class))
+                .subscribe("log", LockEvents::log, Set.of(LockEvent.Granted.class, LockEvent.RenewFailed.class,
+                        LockEvent.Lost.class, LockEvent.ReleaseFailed.class))
+                .subscribeIf(listener != NO_LISTENER, "LockListener", new Listener(listener),
+                        Set.of(LockEvent.RenewFailed.class, LockEvent.Lost.class, LockEvent.ReleaseFailed.class))
+                .subscribe("whenLost", LockEvents::toWhenLost, Set.of(LockEvent.Lost.class))
                 .build();
     }
 
@@ -44,9 +50,6 @@ final class LockEvents {
     private record Meters(String backend, LockMetrics metrics) implements Consumer<LockEvent> {
         @Override
         public void accept(LockEvent event) {
-            if (event instanceof LockEvent.ReleaseFailed) {
-                return; // counted by nothing: the release observation records it
-            }
             LockMetrics m = metrics.forLock(event.key());
             if (event instanceof LockEvent.Granted e) {
                 m.acquireAttempt(backend, LockMetrics.AcquireOutcome.ACQUIRED, e.latency());
@@ -88,19 +91,16 @@ final class LockEvents {
 
     /** The {@code withLock} the lost lease served marks its observation at the moment of loss. */
     private static void toRun(LockEvent event) {
-        if (event instanceof LockEvent.Lost lost) {
-            WithLockRun run = lost.lease().run();
-            if (run != null) {
-                run.leaseLost();
-            }
+        WithLockRun run = ((LockEvent.Lost) event).lease().run();
+        if (run != null) {
+            run.leaseLost();
         }
     }
 
     /** Last, so that work hanging off {@link Lease#whenLost()} starts once the loss is counted and reported. */
     private static void toWhenLost(LockEvent event) {
-        if (event instanceof LockEvent.Lost lost) {
-            lost.lease().signalLost(lost.cause());
-        }
+        LockEvent.Lost lost = (LockEvent.Lost) event;
+        lost.lease().signalLost(lost.cause());
     }
 
     /** The log: a grant at debug (and a high fence once per key at warn), renewal failures, losses, failed releases. */

@@ -3,6 +3,7 @@ package dev.fenceguard.core.internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,6 +18,9 @@ import org.slf4j.LoggerFactory;
  * publishing thread, one after the other: an event reaches every subscriber before {@link #publish}
  * returns, so what one publisher publishes in order (the events of one lease, say) every subscriber sees
  * in that order. A subscriber that throws is logged and skipped; the ones after it still hear the event.
+ * A subscriber may name the event types it wants; it is then not called for others, and an event type no
+ * subscriber wants ({@link #hasSubscribers(Class)} false) need not even be built: the meters are the only
+ * subscribers of the most frequent lock events, so without meters those cost nothing.
  * Immutable and thread-safe; publishing takes no lock and allocates nothing but the event.
  *
  * @param <E> the component's event type, a sealed hierarchy of records
@@ -26,16 +30,29 @@ public final class EventPublisher<E> {
     private static final Logger log = LoggerFactory.getLogger(EventPublisher.class);
 
     private final String component;
-    /** An array rather than a list: the loop over it runs for every event (see the class comment). */
-    private final Subscriber<E>[] subscribers;
+    private final List<Subscriber<E>> subscribers;
+    /**
+     * The subscribers of each event class, in order, worked out on its first event: an array rather than a
+     * list, and no type test per subscriber, because this runs for every event of every lease.
+     */
+    private final ClassValue<Subscriber<E>[]> byType = new ClassValue<>() {
+        @Override
+        @SuppressWarnings("unchecked")
+        protected Subscriber<E>[] computeValue(Class<?> type) {
+            return subscribers.stream().filter(s -> s.wants(type)).toArray(Subscriber[]::new);
+        }
+    };
 
-    /** One subscriber and its name, for the log line when it throws. */
-    private record Subscriber<E>(String name, Consumer<? super E> consumer) {}
+    /** One subscriber, its name for the log line when it throws, and the event types it wants (empty: all). */
+    private record Subscriber<E>(String name, Consumer<? super E> consumer, Set<Class<? extends E>> types) {
+        boolean wants(Class<?> type) {
+            return types.isEmpty() || types.stream().anyMatch(t -> t.isAssignableFrom(type));
+        }
+    }
 
-    @SuppressWarnings("unchecked")
     private EventPublisher(String component, List<Subscriber<E>> subscribers) {
         this.component = component;
-        this.subscribers = subscribers.toArray(new Subscriber[0]);
+        this.subscribers = List.copyOf(subscribers);
     }
 
     /** A builder for the stream of {@code component} (named in log lines, e.g. {@code lock client}). */
@@ -43,14 +60,22 @@ public final class EventPublisher<E> {
         return new Builder<>(Objects.requireNonNull(component, "component"));
     }
 
-    /** Whether anyone listens: publishers may skip building an event nobody would hear. */
+    /** Whether anyone listens to anything. */
     public boolean hasSubscribers() {
-        return subscribers.length != 0;
+        return !subscribers.isEmpty();
     }
 
-    /** Hands {@code event} to every subscriber, in order; one that throws is logged and the rest still run. */
+    /** Whether anyone listens to events of {@code type}: a publisher may skip building one nobody would hear. */
+    public boolean hasSubscribers(Class<? extends E> type) {
+        return byType.get(type).length != 0;
+    }
+
+    /**
+     * Hands {@code event} to every subscriber that wants its type, in order; one that throws is logged and the
+     * rest still run.
+     */
     public void publish(E event) {
-        for (Subscriber<E> s : subscribers) {
+        for (Subscriber<E> s : byType.get(event.getClass())) {
             try {
                 s.consumer().accept(event);
             } catch (RuntimeException | AssertionError | LinkageError e) { // the subscribers after it must still hear it
@@ -86,15 +111,26 @@ public final class EventPublisher<E> {
             this.component = component;
         }
 
-        /** Adds {@code consumer}, named {@code name} in the log line if it throws. */
+        /** Adds {@code consumer} for every event, named {@code name} in the log line if it throws. */
         public Builder<E> subscribe(String name, Consumer<? super E> consumer) {
-            subscribers.add(new Subscriber<>(Objects.requireNonNull(name, "name"), Objects.requireNonNull(consumer, "consumer")));
+            return subscribe(name, consumer, Set.of());
+        }
+
+        /** Adds {@code consumer} for the events of {@code types} (and their subtypes) only; empty: all. */
+        public Builder<E> subscribe(String name, Consumer<? super E> consumer, Set<Class<? extends E>> types) {
+            subscribers.add(new Subscriber<>(Objects.requireNonNull(name, "name"), Objects.requireNonNull(consumer, "consumer"),
+                    Set.copyOf(types)));
             return this;
         }
 
         /** Adds {@code consumer} if {@code present}: a sink that records nothing is not called at all. */
         public Builder<E> subscribeIf(boolean present, String name, Consumer<? super E> consumer) {
             return present ? subscribe(name, consumer) : this;
+        }
+
+        /** {@link #subscribe(String, Consumer, Set)} if {@code present}. */
+        public Builder<E> subscribeIf(boolean present, String name, Consumer<? super E> consumer, Set<Class<? extends E>> types) {
+            return present ? subscribe(name, consumer, types) : this;
         }
 
         /** The stream. */

@@ -4,11 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class EventPublisherTest {
 
-    private record Ping(int n) {}
+    private sealed interface Event {}
+
+    private record Ping(int n) implements Event {}
+
+    private record Pong(int n) implements Event {}
 
     @Test
     void subscribersHearEveryEventInTheOrderTheyWereAdded() {
@@ -42,6 +47,24 @@ class EventPublisherTest {
         assertThat(heard).containsExactly("before 1", "after 1", "before 2", "after 2");
         assertThat(log).contains("thrower of the test stream threw on Ping; ignored", "subscriber bug 1", "subscriber bug 2")
                 .contains("asserting of the test stream threw on Ping; ignored");
+    }
+
+    @Test
+    void aSubscriberThatNamesItsTypesHearsOnlyThoseAndATypeNobodyWantsNeedNotBeBuilt() {
+        List<String> heard = new ArrayList<>();
+        EventPublisher<Event> events = EventPublisher.<Event>builder("test stream")
+                .subscribe("pings", e -> heard.add("pings " + e), Set.of(Ping.class))
+                .subscribe("all", e -> heard.add("all " + e))
+                .build();
+        events.publish(new Ping(1));
+        events.publish(new Pong(2));
+        assertThat(heard).containsExactly("pings Ping[n=1]", "all Ping[n=1]", "all Pong[n=2]");
+        EventPublisher<Event> pingsOnly = EventPublisher.<Event>builder("test stream")
+                .subscribe("pings", e -> heard.add("only " + e), Set.of(Ping.class)).build();
+        assertThat(pingsOnly.hasSubscribers(Ping.class)).isTrue();
+        assertThat(pingsOnly.hasSubscribers(Pong.class)).isFalse();
+        pingsOnly.publish(new Pong(3));
+        assertThat(heard).doesNotContain("only Pong[n=3]");
     }
 
     @Test
