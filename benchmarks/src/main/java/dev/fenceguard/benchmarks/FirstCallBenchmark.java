@@ -299,7 +299,7 @@ public final class FirstCallBenchmark {
                             FenceToken fence = FenceToken.of(7);
                             String[] keys = texts(run + "data:");
                             time(warmed ? writes::warmUp : null, i -> {
-                                if (!writes.set(keys[i], "value", fence).isApplied()) {
+                                if (!writes.set(keys[i], fence, "value").isApplied()) {
                                     throw new IllegalStateException("fenced set not applied");
                                 }
                             });

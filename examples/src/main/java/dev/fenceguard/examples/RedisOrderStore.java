@@ -74,7 +74,7 @@ final class RedisOrderStore implements OrderStore {
     @Override
     public WriteOutcome writeStatus(String id, String status, FenceToken fence, boolean fenced) {
         if (fenced) {
-            return guard.set(orderKey(id), status, fence);
+            return guard.set(orderKey(id), fence, status);
         }
         conn.sync().set(orderKey(id), status);
         return new WriteOutcome.Applied(orderKey(id), fence.value());

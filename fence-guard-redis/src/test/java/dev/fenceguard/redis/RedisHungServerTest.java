@@ -82,26 +82,26 @@ class RedisHungServerTest {
         Duration timeout = Duration.ofMillis(300);
         try (RedisServers.Server server = RedisServers.start()) {
             RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
-            try (FenceGuardRedis redis = FenceGuardRedis.builder(client).withWriteTimeout(timeout).withMetrics(LockMetrics.none())
+            try (FenceGuardRedis redis = FenceGuardRedis.builder(client).withCallTimeout(timeout).withMetrics(LockMetrics.none())
                     .build()) {
                 FencedRedis writes = redis.fencedWrites();
                 FenceToken fence = FenceToken.of(5);
-                writes.set("stock:sku-1", "41", fence).orThrow(); // connected, scripts cached
+                writes.set("stock:sku-1", fence, "41").orThrow(); // connected, scripts cached
                 long pid = pidOf(server);
                 signal(pid, "STOP");
                 try {
                     long sent = System.nanoTime();
                     AsyncFencedRedis async = writes.async();
                     List<CompletableFuture<?>> calls = List.of(
-                            async.set("stock:sku-1", "40", fence).toCompletableFuture(),
-                            async.hset("order:1", Map.of("status", "paid"), fence).toCompletableFuture(),
+                            async.set("stock:sku-1", fence, "40").toCompletableFuture(),
+                            async.hset("order:1", fence, Map.of("status", "paid")).toCompletableFuture(),
                             async.delete("order:2", fence).toCompletableFuture(),
                             async.claim("stock:sku-1", fence).toCompletableFuture(),
-                            async.eval("return 1", List.of("stock:sku-1"), List.of(), fence).toCompletableFuture());
+                            async.eval("return 1", List.of("stock:sku-1"), fence, List.of()).toCompletableFuture());
                     assertEachEndsWithTimeoutAt(calls, sent, timeout);
 
                     long waited = System.nanoTime();
-                    assertThatThrownBy(() -> writes.set("stock:sku-1", "39", fence)).as("the blocking face waits on the same bound")
+                    assertThatThrownBy(() -> writes.set("stock:sku-1", fence, "39")).as("the blocking face waits on the same bound")
                             .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
                     assertThat(Duration.ofNanos(System.nanoTime() - waited)).isLessThan(timeout.plusNanos(SLACK_NANOS));
                 } finally {

@@ -63,11 +63,11 @@ public final class ModularQuickStart {
             redis.fencedWrites().warmUp();
             String key = schema + ":stock";
             WriteOutcome set = locks.withLock("stock", Duration.ofSeconds(30), Duration.ofSeconds(5),
-                    lease -> redis.fencedWrites().set(key, "41", lease.fence())).orElseThrow();
+                    lease -> redis.fencedWrites().set(key, lease.fence(), "41")).orElseThrow();
             FenceToken first = FenceToken.of(((WriteOutcome.Applied) set).fence());
             locks.withLock("stock", Duration.ofSeconds(30), Duration.ofSeconds(5),
-                    lease -> redis.fencedWrites().set(key, "40", lease.fence())).orElseThrow();
-            WriteOutcome zombie = redis.fencedWrites().set(key, "39", first);
+                    lease -> redis.fencedWrites().set(key, lease.fence(), "40")).orElseThrow();
+            WriteOutcome zombie = redis.fencedWrites().set(key, first, "39");
             System.out.println("redis: " + set + "; a stale write: " + zombie);
             ok &= set.isApplied() && zombie instanceof WriteOutcome.Stale;
             client.connect().sync().del(key, redis.fencedWrites().fenceKeyOf(key), redis.lockBackend().fenceKeyOf("stock"));

@@ -242,7 +242,7 @@ class FenceGuardAutoConfigurationTest {
             assertThat(((RedisLockBackend) ctx.getBean(LockBackend.class)).keyPrefix()).isEqualTo(REDIS_PREFIX + "l:");
             long fence = lockOnce(ctx.getBean(LockClient.class), "boot:redis").orElseThrow();
             FencedRedis writes = ctx.getBean(FencedRedis.class);
-            assertThat(writes.set(REDIS_PREFIX + "r:order", "paid", dev.fenceguard.core.FenceToken.of(fence)))
+            assertThat(writes.set(REDIS_PREFIX + "r:order", dev.fenceguard.core.FenceToken.of(fence), "paid"))
                     .isInstanceOf(WriteOutcome.Applied.class);
         });
     }
