@@ -55,7 +55,7 @@ class FencedLockTest {
     final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(FenceGuardAutoConfigurationTest.FENCE_GUARD)
             .withBean("dataSource", DataSource.class, () -> dataSource)
-            .withPropertyValues("fence-guard.postgresql.schema=" + schema.name())
+            .withPropertyValues("fence-guard.jdbc.schema=" + schema.name())
             .withUserConfiguration(Transactions.class, Services.class);
 
     @Configuration(proxyBeanMethods = false)
