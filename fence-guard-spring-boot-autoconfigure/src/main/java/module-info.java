@@ -15,7 +15,6 @@ module dev.fenceguard.spring.boot.autoconfigure {
     requires transitive spring.beans;
     requires transitive spring.core;
     requires spring.aop;
-    requires spring.expression;
     requires org.slf4j;
 
     requires static dev.fenceguard.jdbc;
@@ -31,7 +30,6 @@ module dev.fenceguard.spring.boot.autoconfigure {
     requires static micrometer.observation;
     requires static lettuce.core;
     requires static google.cloud.firestore;
-    requires static org.jooq;
     requires static flyway.core;
     requires static java.sql;
 
