@@ -39,6 +39,7 @@ public final class FencedLockAdvisor extends AbstractPointcutAdvisor implements 
     private final Duration defaultWait;
     private transient BeanFactory beanFactory;
     private transient FencedLockInterceptor interceptor;
+    private transient volatile LockClient lockClient;
 
     /**
      * The lock client is the application's {@link LockClient} bean, looked up on the first call (so that
@@ -60,7 +61,17 @@ public final class FencedLockAdvisor extends AbstractPointcutAdvisor implements 
     @Override
     public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
         this.beanFactory = beanFactory;
-        this.interceptor = new FencedLockInterceptor(specs, () -> beanFactory.getBean(LockClient.class), beanFactory);
+        this.interceptor = new FencedLockInterceptor(specs, this::client, beanFactory);
+    }
+
+    /** The application's lock client, looked up on the first call and then kept (a lookup by type on every call costs). */
+    private LockClient client() {
+        LockClient c = lockClient;
+        if (c == null) {
+            c = beanFactory.getBean(LockClient.class);
+            lockClient = c; // a race looks it up twice and finds the same singleton
+        }
+        return c;
     }
 
     @Override

@@ -29,8 +29,8 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
 
 /**
  * The lock client: a {@link LockClient} over the lock backend the application's beans allow (a
- * {@link DataSource} for PostgreSQL, MariaDB or MySQL, whichever it is to; a Lettuce client or Spring Data Redis connection factory for
- * Redis, a {@link Firestore}), with fence-guard's meters and observations when Micrometer is there;
+ * {@link DataSource} for PostgreSQL, MariaDB or MySQL, whichever it is to; a Lettuce client or Spring
+ * Data Redis connection factory for Redis; a {@link Firestore}), with fence-guard's meters and observations when Micrometer is there;
  * the fenced-write helpers of each store present ({@link FencedRedis}, {@link FencedFirestore},
  * {@link TransactionalFencedWrites}); a check at startup that the SQL lock table exists.
  *

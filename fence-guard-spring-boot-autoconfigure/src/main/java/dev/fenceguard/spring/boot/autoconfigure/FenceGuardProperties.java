@@ -71,7 +71,8 @@ public class FenceGuardProperties implements Validator {
 
     /**
      * How fences are chosen (dense or clock-floored); the backend's default when unset: DENSE on
-     * PostgreSQL, MariaDB and MySQL, CLOCK_FLOORED on Redis. Firestore keeps its documents forever and has no such choice.
+     * PostgreSQL, MariaDB and MySQL, CLOCK_FLOORED on Redis. Firestore keeps its documents forever and has
+     * no such choice.
      */
     private FenceStrategy fenceStrategy;
 
