@@ -1,20 +1,20 @@
 /**
  * fence-guard for Spring Boot: auto-configuration of the lock client, backends, fenced writes, metrics,
- * observations and health, and the {@code @FencedLock} annotation. Each backend and integration
- * applies only when its classes are present: all are read only when the application's module graph
- * has them.
+ * observations and health, and of fence-guard-spring's {@code @FencedLock} annotation. Each backend and
+ * integration applies only when its classes are present: all are read only when the application's module
+ * graph has them.
  *
  * @since 0.3
  */
 module dev.fenceguard.spring.boot.autoconfigure {
     requires transitive dev.fenceguard.core;
+    requires transitive dev.fenceguard.spring;
     requires transitive spring.boot.autoconfigure;
     requires transitive spring.boot;
     requires transitive spring.context;
     requires transitive spring.beans;
     requires transitive spring.core;
     requires spring.aop;
-    requires spring.expression;
     requires org.slf4j;
 
     requires static dev.fenceguard.jdbc;
@@ -30,12 +30,9 @@ module dev.fenceguard.spring.boot.autoconfigure {
     requires static micrometer.observation;
     requires static lettuce.core;
     requires static google.cloud.firestore;
-    requires static org.jooq;
     requires static flyway.core;
     requires static java.sql;
 
-    exports dev.fenceguard.spring;
-    exports dev.fenceguard.spring.jdbc;
     exports dev.fenceguard.spring.boot.autoconfigure;
     // Spring creates the auto-configurations' nested, package-private configuration classes and calls
     // their package-private @Bean methods by reflection, after setAccessible (from spring.core's

@@ -44,7 +44,7 @@ public class PaymentApplication {
     /** The orders table, guarded by its fence column. */
     @Bean
     FencedTable ordersTable(org.springframework.core.env.Environment env) {
-        String schema = env.getProperty("fence-guard.postgresql.schema", "public");
+        String schema = env.getProperty("fence-guard.jdbc.schema", "public");
         return FencedTable.builder(schema, "orders", "id", "fence_token").build();
     }
 

@@ -43,7 +43,7 @@ class PaymentApplicationTest {
             }
         }));
         app = application.run("--spring.datasource.url=" + url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema.name(),
-                "--fence-guard.postgresql.schema=" + schema.name(), "--server.port=0");
+                "--fence-guard.jdbc.schema=" + schema.name(), "--server.port=0");
         base = "http://127.0.0.1:" + ((WebServerApplicationContext) app).getWebServer().getPort();
     }
 

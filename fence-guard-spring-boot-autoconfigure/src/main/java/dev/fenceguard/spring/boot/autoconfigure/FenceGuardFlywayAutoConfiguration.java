@@ -20,7 +20,8 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 /**
  * Makes Spring Boot's own Flyway run create or upgrade the lock table: a Flyway {@link Callback} bean
  * (Spring Boot adds every one to its Flyway) that, after the application's migrations, runs
- * {@link FenceGuardMigrations} on the same DataSource with {@code fence-guard.postgresql.schema/table}.
+ * {@link FenceGuardMigrations} on the same DataSource with {@code fence-guard.jdbc.schema/table}: the
+ * PostgreSQL or the MariaDB/MySQL lock table, whichever database Flyway's DataSource is to.
  *
  * <p>The lock table keeps its own Flyway history table ({@link FenceGuardMigrations#historyTable}) rather
  * than joining the application's version sequence: fence-guard's migrations start at V1, which nearly
@@ -28,8 +29,8 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
  *
  * <p>Applies when Flyway, spring-boot-flyway and fence-guard-migrations are on the class path, the
  * application has one DataSource and no {@link LockBackend} of its own, {@code spring.flyway.enabled} and
- * {@code fence-guard.postgresql.flyway} are not false, and {@code fence-guard.backend} is unset or
- * {@code postgresql}.
+ * {@code fence-guard.jdbc.flyway} are not false, and {@code fence-guard.backend} is unset or
+ * {@code jdbc}.
  *
  * @since 0.3
  */
@@ -39,8 +40,8 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnMissingBean(LockBackend.class)
 @ConditionalOnBooleanProperty(name = "spring.flyway.enabled", matchIfMissing = true)
-@ConditionalOnBooleanProperty(name = "fence-guard.postgresql.flyway", matchIfMissing = true)
-@ConditionalOnProperty(name = "fence-guard.backend", havingValue = "postgresql", matchIfMissing = true)
+@ConditionalOnBooleanProperty(name = "fence-guard.jdbc.flyway", matchIfMissing = true)
+@ConditionalOnProperty(name = "fence-guard.backend", havingValue = "jdbc", matchIfMissing = true)
 @EnableConfigurationProperties(FenceGuardProperties.class)
 public final class FenceGuardFlywayAutoConfiguration {
 
@@ -50,17 +51,15 @@ public final class FenceGuardFlywayAutoConfiguration {
 
     @Bean(CALLBACK_BEAN)
     Callback fenceGuardFlywayCallback(FenceGuardProperties properties) {
-        return new LockTableCallback(properties.getPostgresql().getSchema(), properties.getPostgresql().getTable());
+        return new LockTableCallback(properties.getJdbc());
     }
 
     /** Runs the lock-table migrations after Flyway has migrated the application's schema. */
     static final class LockTableCallback implements Callback {
-        private final String schema;
-        private final String table;
+        private final FenceGuardProperties.Jdbc settings;
 
-        LockTableCallback(String schema, String table) {
-            this.schema = schema;
-            this.table = table;
+        LockTableCallback(FenceGuardProperties.Jdbc settings) {
+            this.settings = settings;
         }
 
         @Override
@@ -75,7 +74,10 @@ public final class FenceGuardFlywayAutoConfiguration {
 
         @Override
         public void handle(Event event, Context context) {
-            FenceGuardMigrations.builder(context.getConfiguration().getDataSource()).withSchema(schema).withTable(table).migrate();
+            DataSource dataSource = context.getConfiguration().getDataSource();
+            // Refuses a database fence-guard has no lock table for, naming it, before migrating anything.
+            String schema = JdbcDatabases.resolve(dataSource, settings).schema(settings);
+            FenceGuardMigrations.builder(dataSource).withSchema(schema).withTable(settings.getTable()).migrate();
         }
 
         @Override

@@ -7,10 +7,10 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.stream.Collectors;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 
 /**
  * One {@link FencedLock} method, checked and parsed once when its bean is proxied (so a bad annotation
@@ -60,10 +60,20 @@ record LockSpec(Method method, String description, Expression key, String keySou
             return fallback;
         }
         try {
-            return DurationStyle.detectAndParse(text);
+            return parse(text);
         } catch (IllegalArgumentException e) {
             throw invalid(description, attribute + " '" + text + "' is not a duration (e.g. \"30s\", \"500ms\", \"PT30S\")");
         }
+    }
+
+    /**
+     * A duration in Spring's forms ({@code 30s}, {@code 500ms}, {@code PT30S}), as Spring Boot reads
+     * {@code fence-guard.default-ttl}: one reading for the annotation and {@code @EnableFencedLocks}.
+     *
+     * @throws IllegalArgumentException if it is none
+     */
+    static Duration parse(String text) {
+        return DurationFormatterUtils.detectAndParse(text);
     }
 
     static String describe(Method method) {

@@ -1,4 +1,4 @@
-package dev.fenceguard.spring.boot.autoconfigure;
+package dev.fenceguard.spring.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,7 +8,6 @@ import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.jdbc.Assignments;
 import dev.fenceguard.jdbc.FencedTable;
-import dev.fenceguard.spring.jdbc.TransactionalFencedWrites;
 import dev.fenceguard.testkit.servers.TestMariaDb;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,7 +26,7 @@ class TransactionalFencedWritesMariaDbTest {
 
     @BeforeAll
     static void setUp() {
-        db = TestMariaDb.server().newDatabase("boottx");
+        db = TestMariaDb.server().newDatabase("springtx");
     }
 
     @AfterAll

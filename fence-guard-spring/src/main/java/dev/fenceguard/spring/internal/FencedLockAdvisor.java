@@ -1,12 +1,12 @@
 package dev.fenceguard.spring.internal;
 
 import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.internal.Checks;
 import dev.fenceguard.spring.FencedLock;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
 import org.aopalliance.aop.Advice;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.Pointcut;
@@ -31,20 +31,28 @@ public final class FencedLockAdvisor extends AbstractPointcutAdvisor implements 
 
     private static final String TRANSACTION_INTERCEPTOR = "org.springframework.transaction.interceptor.TransactionInterceptor";
 
+    /** The bean name under which {@code @EnableFencedLocks} and the Spring Boot auto-configuration register it. */
+    public static final String BEAN_NAME = "fenceGuardFencedLockAdvisor";
+
     private final transient Map<Method, LockSpec> specs = new ConcurrentHashMap<>();
-    private final transient Supplier<LockClient> client;
     private final Duration defaultTtl;
     private final Duration defaultWait;
     private transient BeanFactory beanFactory;
     private transient FencedLockInterceptor interceptor;
+    private transient volatile LockClient lockClient;
 
     /**
-     * @param client the lock client, looked up on first use (so that this advisor, created early, does
-     *     not create the client and its backend before the beans they need)
+     * The lock client is the application's {@link LockClient} bean, looked up on the first call (so that
+     * this advisor, created early, does not create the client and its backend before the beans they need).
+     *
+     * @param defaultTtl TTL of an annotation that sets none
+     * @param defaultWait wait of an annotation that sets none
      * @param order the advice order; must be lower than the transaction advice's
+     * @throws IllegalArgumentException if a default is out of range, naming it
      */
-    public FencedLockAdvisor(Supplier<LockClient> client, Duration defaultTtl, Duration defaultWait, int order) {
-        this.client = client;
+    public FencedLockAdvisor(Duration defaultTtl, Duration defaultWait, int order) {
+        Checks.ttl(defaultTtl, "@FencedLock default");
+        Checks.maxWait(defaultWait, "@FencedLock default");
         this.defaultTtl = defaultTtl;
         this.defaultWait = defaultWait;
         setOrder(order);
@@ -53,7 +61,17 @@ public final class FencedLockAdvisor extends AbstractPointcutAdvisor implements 
     @Override
     public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
         this.beanFactory = beanFactory;
-        this.interceptor = new FencedLockInterceptor(specs, client, beanFactory);
+        this.interceptor = new FencedLockInterceptor(specs, this::client, beanFactory);
+    }
+
+    /** The application's lock client, looked up on the first call and then kept (a lookup by type on every call costs). */
+    private LockClient client() {
+        LockClient c = lockClient;
+        if (c == null) {
+            c = beanFactory.getBean(LockClient.class);
+            lockClient = c; // a race looks it up twice and finds the same singleton
+        }
+        return c;
     }
 
     @Override
@@ -92,8 +110,8 @@ public final class FencedLockAdvisor extends AbstractPointcutAdvisor implements 
                     && ordered.getOrder() <= getOrder()) {
                 throw new IllegalStateException("the @FencedLock advice (order " + getOrder() + ") must run before the transaction"
                         + " advice '" + e.getKey() + "' (order " + ordered.getOrder() + "), so that the lock is taken before the"
-                        + " transaction begins: set fence-guard.annotation.order below " + ordered.getOrder()
-                        + ", or give @EnableTransactionManagement a higher order");
+                        + " transaction begins: set its order (fence-guard.annotation.order with Spring Boot, @EnableFencedLocks(order = ..)"
+                        + " without) below " + ordered.getOrder() + ", or give @EnableTransactionManagement a higher order");
             }
         }
     }

@@ -22,11 +22,15 @@ import java.lang.annotation.Target;
  * }
  * }</pre>
  *
+ * <p>It is applied by {@link EnableFencedLocks}, or by the Spring Boot auto-configuration, in a context
+ * with one {@link dev.fenceguard.core.LockClient} bean.
+ *
  * <p><b>Transactions.</b> The lock is taken <em>outside</em> any transaction: a transaction that began
  * before the lock was held could have read what the previous holder was still changing. The advice
- * runs before Spring's transaction advice ({@code fence-guard.annotation.order}, below the transaction
- * advice's order; startup fails otherwise), so {@code @FencedLock} and {@code @Transactional} on the
- * same method take the lock, then begin the transaction, then commit, then release. A call made while a
+ * runs before Spring's transaction advice (its order, {@link EnableFencedLocks#order()} or
+ * {@code fence-guard.annotation.order}, is below the transaction advice's; startup fails otherwise), so
+ * {@code @FencedLock} and {@code @Transactional} on the same method take the lock, then begin the
+ * transaction, then commit, then release. A call made while a
  * transaction is already active fails with {@link IllegalStateException} before the lock is asked for.
  *
  * <p>If the lock is not had within {@link #maxWait()}, the method does not run and the call throws
@@ -50,9 +54,15 @@ public @interface FencedLock {
      */
     String key();
 
-    /** Lease TTL, e.g. {@code "30s"}, {@code "PT30S"} or {@code "30000ms"}; {@code fence-guard.default-ttl} when empty. */
+    /**
+     * Lease TTL, e.g. {@code "30s"}, {@code "PT30S"} or {@code "30000ms"}; when empty, the default of
+     * {@link EnableFencedLocks#defaultTtl()} (with Spring Boot: {@code fence-guard.default-ttl}).
+     */
     String ttl() default "";
 
-    /** How long to wait for the lock, e.g. {@code "5s"} or {@code "0s"} to try once; {@code fence-guard.default-wait} when empty. */
+    /**
+     * How long to wait for the lock, e.g. {@code "5s"} or {@code "0s"} to try once; when empty, the default
+     * of {@link EnableFencedLocks#defaultWait()} (with Spring Boot: {@code fence-guard.default-wait}).
+     */
     String maxWait() default "";
 }

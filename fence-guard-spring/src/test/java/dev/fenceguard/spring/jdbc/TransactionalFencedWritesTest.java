@@ -1,4 +1,4 @@
-package dev.fenceguard.spring.boot.autoconfigure;
+package dev.fenceguard.spring.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,7 +7,6 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.jdbc.Assignments;
 import dev.fenceguard.jdbc.FencedTable;
-import dev.fenceguard.spring.jdbc.TransactionalFencedWrites;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
@@ -28,7 +27,7 @@ class TransactionalFencedWritesTest {
 
     @BeforeAll
     static void setUp() {
-        schema = TestServers.schema("boottx");
+        schema = TestPostgres.server().newSchema("springtx");
         schema.execute("CREATE TABLE " + schema.name() + ".orders (id BIGINT PRIMARY KEY, status TEXT NOT NULL,"
                 + " fence_token BIGINT NOT NULL DEFAULT 0)");
         dataSource = schema.dataSource(); // one instance: Spring binds the transaction's connection to it
