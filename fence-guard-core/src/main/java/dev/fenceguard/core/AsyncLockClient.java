@@ -99,7 +99,7 @@ public final class AsyncLockClient implements Lease.Owner {
      * @return a stage that completes when the backend is ready; it fails with a
      *     {@link FenceGuardException} ({@code UNAVAILABLE} if the server cannot be reached,
      *     {@code TIMEOUT} after the call timeout, ...)
-     * @since 0.3
+     * @since 0.1
      */
     public CompletionStage<Void> warmUp() {
         return WarmUps.rounds(CompletableFuture.completedFuture(null), this::warmUpRound);

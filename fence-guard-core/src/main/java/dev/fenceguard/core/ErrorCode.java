@@ -18,7 +18,7 @@ public enum ErrorCode {
      * An idempotency key was used again with a request whose fingerprint differs from the first one's:
      * the same key names two different operations. Nothing was written.
      *
-     * @since 0.3
+     * @since 0.1
      */
     IDEMPOTENCY_CONFLICT,
     /** Anything else: a bug, or a backend answer fence-guard does not understand. */

@@ -75,7 +75,7 @@ public final class LockClient {
      *
      * @throws FenceGuardException if the backend fails ({@code UNAVAILABLE} when the server cannot be
      *     reached) or is not ready within the call timeout ({@code TIMEOUT})
-     * @since 0.3
+     * @since 0.1
      */
     public void warmUp() {
         // The blocking face's own code, on the in-memory backend of the asynchronous face's dry run.
@@ -280,7 +280,7 @@ public final class LockClient {
          * {@code withObservations(MicrometerLockObservations.of(observationRegistry))}.
          *
          * @throws NullPointerException if {@code observations} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withObservations(LockObservations observations) {
             this.observations = Objects.requireNonNull(observations, "observations");

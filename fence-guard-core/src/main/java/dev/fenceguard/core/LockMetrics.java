@@ -66,14 +66,14 @@ public interface LockMetrics {
     /**
      * An idempotency store on {@code backend} answered {@code answer} instead of running the work.
      *
-     * @since 0.3
+     * @since 0.1
      */
     default void idempotency(String backend, IdempotencyAnswer answer) {}
 
     /**
      * This process was elected leader of {@code leadership} for term {@code term}.
      *
-     * @since 0.3
+     * @since 0.1
      */
     default void leaderElected(String leadership, long term) {}
 
@@ -81,7 +81,7 @@ public interface LockMetrics {
      * This process's term of {@code leadership} ended; {@code lost} if it was taken from it (renewal
      * refused or unconfirmed, or the process paused past its lease) rather than given up.
      *
-     * @since 0.3
+     * @since 0.1
      */
     default void leaderTermEnded(String leadership, boolean lost) {}
 
@@ -92,7 +92,7 @@ public interface LockMetrics {
      * {@link dev.fenceguard.core.micrometer.MicrometerLockMetrics.Builder#withLockNames lock names}
      * returns a view whose meters carry a bounded {@code lock.name} tag.
      *
-     * @since 0.2
+     * @since 0.1
      */
     default LockMetrics forLock(LockKey key) {
         return this;

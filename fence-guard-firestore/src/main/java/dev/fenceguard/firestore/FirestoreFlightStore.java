@@ -45,7 +45,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * or a wake changes the document and wakes them. The watch counts as in place once the listener's
  * first snapshot has arrived. Immutable and thread-safe; the {@link Firestore} client stays yours.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class FirestoreFlightStore implements FlightStore {
 

@@ -156,7 +156,7 @@ public final class FirestoreLockBackend implements LockBackend {
      * lock key maps to it, and nothing writes it) and commits an empty batch, which opens the gRPC
      * channel and loads the SDK's read and commit paths. It takes no lock and writes nothing.
      *
-     * @since 0.3
+     * @since 0.1
      */
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {

@@ -50,7 +50,7 @@ import java.util.function.Supplier;
  * <p>Thread-safe. Closing it closes the connection it opened from a client (never a connection you
  * passed in); the lock backend and the fenced writes must not be used afterwards.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class FenceGuardRedis implements AutoCloseable {
 
@@ -130,7 +130,7 @@ public final class FenceGuardRedis implements AutoCloseable {
      * The idempotency backend: wrap it in a {@link dev.fenceguard.core.idempotency.IdempotencyStore}. Its
      * entries live under the same key prefix as the locks, each in the slot of the lock of the same name.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public RedisIdempotencyBackend idempotencyBackend() {
         return idempotencyBackend;
@@ -312,7 +312,7 @@ public final class FenceGuardRedis implements AutoCloseable {
          * its {@code LockClient}, not here.
          *
          * @throws NullPointerException if {@code observations} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withObservations(LockObservations observations) {
             this.observations = Objects.requireNonNull(observations, "observations");

@@ -68,7 +68,7 @@ public final class FencedRedis {
     /**
      * The same writes without waiting: each returns a {@link java.util.concurrent.CompletionStage}.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public AsyncFencedRedis async() {
         return async;
@@ -85,7 +85,7 @@ public final class FencedRedis {
      *
      * @throws dev.fenceguard.core.FenceGuardException {@code UNAVAILABLE} if Redis cannot be reached,
      *     {@code TIMEOUT} if it does not answer within the write timeout
-     * @since 0.3
+     * @since 0.1
      */
     public void warmUp() {
         RedisHandle.await(async.warmUp(), null, "warm-up");
@@ -94,7 +94,7 @@ public final class FencedRedis {
     /**
      * The write rule these writes apply.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public FencePolicy policy() {
         return async.policy();

@@ -50,7 +50,7 @@ import java.util.function.Supplier;
  * <p>Calls are bounded by their timeout without holding a thread. {@link #close()} closes the
  * connections this store opened. Thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class RedisFlightStore implements FlightStore, AutoCloseable {
 

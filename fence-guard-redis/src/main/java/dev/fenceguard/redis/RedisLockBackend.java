@@ -234,7 +234,7 @@ public final class RedisLockBackend implements LockBackend {
      * extension, a release and a lookup, which find nothing to extend, release or report. It takes no
      * lock and writes no key.
      *
-     * @since 0.3
+     * @since 0.1
      */
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {

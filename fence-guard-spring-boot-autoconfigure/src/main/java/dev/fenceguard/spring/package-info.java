@@ -3,6 +3,6 @@
  * exception. The Spring Boot auto-configuration ({@code dev.fenceguard.spring.boot.autoconfigure})
  * applies it.
  *
- * @since 0.3
+ * @since 0.1
  */
 package dev.fenceguard.spring;

@@ -585,7 +585,7 @@ public final class ZombieStorm {
          * half the workers contend through each.
          *
          * @throws IllegalArgumentException if no face is given, or one is given twice
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withFaces(Face... faces) {
             List<Face> list = List.of(Objects.requireNonNull(faces, "faces"));

@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not tied to threads: no thread is held while campaigning or leading. Thread-safe.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class LeaderElection implements AutoCloseable {
 
@@ -383,7 +383,7 @@ public final class LeaderElection implements AutoCloseable {
      * acquire; the candidate campaigns again when it runs out), retry delay 1 s after a backend failure or
      * a resignation, no listener, the system clock, {@link LockMetrics#automatic()} metrics.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public static final class Builder {
         private final AsyncLockClient locks;
@@ -447,7 +447,7 @@ public final class LeaderElection implements AutoCloseable {
          * {@link LockMetrics#automatic()}. See {@link dev.fenceguard.core.micrometer.MicrometerLockMetrics}
          * for the meters.
          *
-         * @since 0.3
+         * @since 0.1
          */
         public Builder withMetrics(LockMetrics metrics) {
             this.metrics = Objects.requireNonNull(metrics, "metrics");

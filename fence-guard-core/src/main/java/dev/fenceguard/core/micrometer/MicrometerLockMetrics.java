@@ -65,7 +65,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
     /**
      * The {@code lock.name} of locks past the bound, or whose name function failed or gave null or "".
      *
-     * @since 0.2
+     * @since 0.1
      */
     public static final String OTHER_LOCKS = "other";
 
@@ -104,7 +104,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
      * A builder for metrics on {@code registry}.
      *
      * @throws NullPointerException if {@code registry} is null
-     * @since 0.2
+     * @since 0.1
      */
     public static Builder builder(MeterRegistry registry) {
         return new Builder(registry);
@@ -114,7 +114,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
      * A lock-name function for {@link Builder#withLockNames}: the key up to, not including, the first
      * {@code separator} ({@code "orders:42"} gives {@code "orders"}), or the whole key if it has none.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public static Function<String, String> prefixUpTo(char separator) {
         return key -> {
@@ -127,7 +127,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
      * This object if lock names are off; otherwise the view whose meters carry the key's
      * {@code lock.name}. Views are made once per name and kept.
      *
-     * @since 0.2
+     * @since 0.1
      */
     @Override
     public LockMetrics forLock(LockKey key) {
@@ -295,7 +295,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
     /**
      * Options for {@link MicrometerLockMetrics}. Not thread-safe; {@link #build()} copies the settings.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public static final class Builder {
         /** The most distinct lock names one instance accepts. */

@@ -75,7 +75,7 @@ public interface LockBackend {
      * code (e.g. {@code UNAVAILABLE} when the server is down, {@code TIMEOUT} after {@code timeout}).
      * The default does nothing, for backends with nothing to prepare.
      *
-     * @since 0.3
+     * @since 0.1
      */
     default CompletionStage<Void> warmUp(Duration timeout) {
         return CompletableFuture.completedFuture(null);

@@ -61,7 +61,7 @@ public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics 
      * @param operation the {@code operation} key value: {@code update}, {@code upsert}, {@code delete}, ...
      * @param fence the fence the write carries
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public WriteObservation startWrite(String kind, String operation, FenceToken fence) {
         Objects.requireNonNull(kind, "kind");
@@ -80,7 +80,7 @@ public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics 
      * {@link NullPointerException} is thrown).
      *
      * @see #startWrite
-     * @since 0.2
+     * @since 0.1
      */
     public WriteOutcome observe(String kind, String operation, FenceToken fence, Supplier<WriteOutcome> write) {
         Objects.requireNonNull(write, "write");
@@ -104,7 +104,7 @@ public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics 
      * {@code write}'s stage itself is returned.
      *
      * @return {@code write}'s stage, observed
-     * @since 0.2
+     * @since 0.1
      */
     public CompletionStage<WriteOutcome> observeAsync(String kind, String operation, FenceToken fence,
             Supplier<? extends CompletionStage<WriteOutcome>> write) {

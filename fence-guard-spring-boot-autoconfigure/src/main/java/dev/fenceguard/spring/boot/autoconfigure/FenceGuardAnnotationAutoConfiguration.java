@@ -23,7 +23,7 @@ import org.springframework.core.type.AnnotationMetadata;
  * infrastructure auto-proxy creator if the application has none yet (the same one
  * {@code @EnableTransactionManagement} registers). {@code fence-guard.annotation.enabled=false} turns it off.
  *
- * @since 0.3
+ * @since 0.1
  */
 @AutoConfiguration(after = FenceGuardAutoConfiguration.class)
 @ConditionalOnBean(LockClient.class)

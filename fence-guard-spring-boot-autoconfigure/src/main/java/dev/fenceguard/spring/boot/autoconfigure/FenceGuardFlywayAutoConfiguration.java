@@ -31,7 +31,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
  * {@code fence-guard.postgresql.flyway} are not false, and {@code fence-guard.backend} is unset or
  * {@code postgresql}.
  *
- * @since 0.3
+ * @since 0.1
  */
 @AutoConfiguration(before = FenceGuardAutoConfiguration.class,
         afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
