@@ -21,6 +21,7 @@ import java.util.stream.Stream;
  * Command line: writes a versioned Flyway SQL migration that adds a fence column to a table, into your
  * migration folder, with the next free version number.
  *
+ * <!-- not compiled: a shell command -->
  * <pre>
  * java -cp fence-guard-migrations.jar:fence-guard-core.jar dev.fenceguard.migrations.FenceColumnGenerator \
  *      --dir src/main/resources/db/migration --table public.orders [--column fence_token] \
