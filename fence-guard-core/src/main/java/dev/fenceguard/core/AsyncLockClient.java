@@ -46,6 +46,8 @@ import org.slf4j.LoggerFactory;
  * fence-guard's timer thread or a driver's thread: attach blocking work with the {@code *Async}
  * methods of {@link CompletionStage}. Kotlin coroutines can {@code await()} these stages.
  * Immutable and thread-safe.
+ *
+ * @since 0.1
  */
 public final class AsyncLockClient implements Lease.Owner {
 

@@ -1,6 +1,10 @@
 package dev.fenceguard.core;
 
-/** What went wrong, independent of the backend; carried by every {@link FenceGuardException}. */
+/**
+ * What went wrong, independent of the backend; carried by every {@link FenceGuardException}.
+ *
+ * @since 0.1
+ */
 public enum ErrorCode {
     /** The backend could not be reached or refused the connection. Usually worth retrying. */
     UNAVAILABLE,

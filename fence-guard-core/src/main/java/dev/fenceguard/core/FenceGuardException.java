@@ -16,6 +16,8 @@ import java.util.Optional;
  *
  * <p>Invalid arguments detected before any I/O are reported as {@link IllegalArgumentException}
  * instead, like the rest of the Java platform.
+ *
+ * @since 0.1
  */
 public class FenceGuardException extends RuntimeException {
 

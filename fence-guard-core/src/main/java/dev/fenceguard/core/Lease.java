@@ -21,6 +21,8 @@ import java.util.concurrent.CompletionStage;
  *     orders.update(42, newState, lease.fence());   // the resource checks the fence
  * }
  * }</pre>
+ *
+ * @since 0.1
  */
 public final class Lease implements AutoCloseable {
 

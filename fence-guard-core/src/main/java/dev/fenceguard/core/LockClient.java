@@ -33,6 +33,8 @@ import java.util.Optional;
  * ({@link Builder#withCallTimeout}), renewals by the time the lease has left, releases by the release
  * timeout ({@link Builder#withReleaseTimeout}). A lease is not tied to a thread: acquire it on one
  * thread, extend or release it on another.
+ *
+ * @since 0.1
  */
 public final class LockClient {
 

@@ -4,6 +4,8 @@ package dev.fenceguard.core;
  * Receives what fence-guard cannot report by return value or exception: lease loss found by the
  * background renewer, and failures while closing a lease. Methods run on fence-guard's threads and
  * must not block; exceptions they throw are logged and ignored. All methods default to doing nothing.
+ *
+ * @since 0.1
  */
 public interface LockListener {
 

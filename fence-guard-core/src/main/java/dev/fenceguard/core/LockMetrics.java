@@ -7,6 +7,8 @@ import java.time.Duration;
  * when Micrometer is on the class path and does nothing otherwise; pass
  * {@link dev.fenceguard.core.micrometer.MicrometerLockMetrics#of} to use a registry of your own.
  * Implementations must be thread-safe and fast.
+ *
+ * @since 0.1
  */
 public interface LockMetrics {
 

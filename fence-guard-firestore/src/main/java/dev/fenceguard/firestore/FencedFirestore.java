@@ -68,6 +68,8 @@ import java.util.concurrent.CompletionStage;
  * normal path.
  *
  * <p>Immutable and thread-safe.
+ *
+ * @since 0.1
  */
 public final class FencedFirestore {
 

@@ -65,6 +65,8 @@ import org.jooq.impl.SQLDataType;
  * columns besides {@code fence}, so no fenced table can be built on it: a fenced write there could take
  * over, release or rename a lock, or reset its fence counter. (If you add columns of your own to a lock
  * table, do not point a fenced table at it.)
+ *
+ * @since 0.1
  */
 public final class FencedTable {
 

@@ -63,6 +63,8 @@ import org.jooq.Field;
  * <p>Each call that passes its argument checks is observed as one {@code fenceguard.write}
  * ({@link FencedTable.Builder#withObservations}), its second statement included; invalid arguments,
  * refused before any SQL, are not.
+ *
+ * @since 0.1
  */
 public final class FencedWriter {
 

@@ -63,6 +63,8 @@ import javax.sql.DataSource;
  *
  * <p>Connections come from the {@link DataSource} for one call each; if the pool hands them out with
  * auto-commit off, the backend commits. Instances are immutable and thread-safe.
+ *
+ * @since 0.1
  */
 public final class PostgresLockBackend implements LockBackend {
 

@@ -24,6 +24,7 @@ import java.util.Optional;
  * @param encoding {@code BIGINT} ({@link FenceEncoding#INTEGER}, default) or {@code CHAR(15)}
  * @param tombstoneColumn a {@code BOOLEAN} column marking fenced deletes, if wanted
  * @param lockTimeout how long the {@code ALTER TABLE} may wait for its lock; default 5 s
+ * @since 0.1
  */
 public record FenceColumn(String schema, String table, String column, FenceEncoding encoding,
         Optional<String> tombstoneColumn, Duration lockTimeout) {

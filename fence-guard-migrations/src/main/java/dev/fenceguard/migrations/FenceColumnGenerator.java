@@ -32,6 +32,8 @@ import java.util.stream.Stream;
  * <p>The next version is one more than the first number of the highest {@code V<version>__*.sql} in
  * the folder (Java migrations elsewhere are not seen: pass {@code --version} then). Every argument is
  * checked before anything is written; an existing file is never overwritten.
+ *
+ * @since 0.1
  */
 public final class FenceColumnGenerator {
 

@@ -24,6 +24,8 @@ import org.flywaydb.core.Flyway;
  *
  * <p>The table layout is documented in {@code docs/postgresql.md} and is covered by a test that fails
  * if it changes, because your data outlives our releases.
+ *
+ * @since 0.1
  */
 public final class FenceGuardMigrations {
 

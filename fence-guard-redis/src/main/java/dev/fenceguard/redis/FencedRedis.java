@@ -56,6 +56,8 @@ import java.util.Optional;
  *
  * <p>Immutable and thread-safe. It has no lifecycle of its own: closing the {@link FenceGuardRedis} it
  * came from closes the connection.
+ *
+ * @since 0.1
  */
 public final class FencedRedis {
 

@@ -60,6 +60,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. It has no lifecycle of its own: closing the {@link FenceGuardRedis} it came from
  * closes the connection.
+ *
+ * @since 0.1
  */
 public final class RedisLockBackend implements LockBackend {
 

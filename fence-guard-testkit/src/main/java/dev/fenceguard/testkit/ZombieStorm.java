@@ -77,6 +77,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link Builder#withStallProbability}), so a 10,000-attempt storm spends seconds, not minutes, stalled.
  *
  * <p>Instances are immutable; {@link #run()} may be called more than once (each run is a new storm).
+ *
+ * @since 0.1
  */
 public final class ZombieStorm {
 

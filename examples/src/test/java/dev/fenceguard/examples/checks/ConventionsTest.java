@@ -161,6 +161,45 @@ class ConventionsTest {
         assertThat(later).as("@since later than %d.%d, the version pom.xml builds", building[0], building[1]).isEmpty();
     }
 
+    /**
+     * Every public top-level type of an exported package says in its Javadoc since when it exists
+     * ({@code @since 0.1} for everything before the first release: docs/api.md, Versions).
+     */
+    @Test
+    void everyPublicTypeSaysSinceWhen() {
+        List<String> without = new ArrayList<>();
+        for (ApiDump.Module m : ApiDump.modulesOnClassPath().values()) {
+            List<String> moduleTypes = new ArrayList<>();
+            parse(ApiDump.dump(m), moduleTypes, new ArrayList<>());
+            for (String type : moduleTypes) {
+                if (type.contains("$")) {
+                    continue;   // a nested type is as old as the type around it, unless it says otherwise
+                }
+                Path source = Samples.ROOT.resolve(m.folder()).resolve("src/main/java").resolve(type.replace('.', '/') + ".java");
+                if (!sinceInTypeJavadoc(Samples.lines(source), type.substring(type.lastIndexOf('.') + 1))) {
+                    without.add(Samples.ROOT.relativize(source).toString());
+                }
+            }
+        }
+        assertThat(without).as("public types whose Javadoc has no @since (add '@since 0.1' while nothing is released)").isEmpty();
+    }
+
+    /** Whether the Javadoc comment before the declaration of {@code simpleName} holds an {@code @since}. */
+    static boolean sinceInTypeJavadoc(List<String> lines, String simpleName) {
+        Pattern declaration = Pattern.compile("^public (.* )?(class|interface|record|enum|@interface) " + Pattern.quote(simpleName) + "\\b.*");
+        for (int i = 0; i < lines.size(); i++) {
+            if (declaration.matcher(lines.get(i)).matches()) {
+                String before = String.join("\n", lines.subList(0, i));
+                int close = before.lastIndexOf("*/");
+                int open = before.lastIndexOf("/**");
+                // only annotations may stand between the comment and the declaration
+                return close > open && open >= 0 && !before.substring(close).contains(";")
+                        && before.substring(open, close).contains("@since ");
+            }
+        }
+        return false;
+    }
+
     /** The rules run today and find what #27 is about; this keeps them from passing by reading nothing. */
     @Test
     void theRulesSeeTheApi() {
@@ -185,6 +224,12 @@ class ConventionsTest {
                 """, new ArrayList<>(), fake);
         assertThat(fenceOutOfPlace(fake)).extracting(Method::name).containsExactly("set", "fencedUpdate");
         assertThat(otherTimeoutSettings(fake)).extracting(Method::name).containsExactly("withWriteTimeout");
+        assertThat(sinceInTypeJavadoc(List.of("import a.B;", "/**", " * X.", " *", " * @since 0.1", " */", "@Deprecated",
+                "public final class X {"), "X")).isTrue();
+        assertThat(sinceInTypeJavadoc(List.of("import a.B;", "/** X. */", "public record X(int a) {"), "X")).isFalse();
+        assertThat(sinceInTypeJavadoc(List.of("import a.B;", "public interface X {"), "X")).isFalse();
+        assertThat(sinceInTypeJavadoc(List.of("/**", " * @since 0.1", " */", "@Target({ElementType.FIELD})", "public @interface X {"), "X"))
+                .isTrue();
     }
 
     private static final Pattern METHOD = Pattern.compile("^\\s+(?:[\\w.$<>?,\\[\\] &]+ )?([\\w$]+)\\((.*)\\)(?: throws .*)?;$");

@@ -59,6 +59,8 @@ import org.slf4j.LoggerFactory;
  * per instance, after which further names are counted under {@value #OTHER_LOCKS}. Keys themselves
  * are never tags: they are unbounded. Give every client on one registry the same setting, since
  * registries such as Prometheus's want one set of tag keys per meter name.
+ *
+ * @since 0.1
  */
 public final class MicrometerLockMetrics implements LockMetrics {
 

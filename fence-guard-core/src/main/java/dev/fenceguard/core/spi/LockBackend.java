@@ -33,6 +33,8 @@ import java.util.concurrent.CompletionStage;
  * {@link dev.fenceguard.core.FenceToken#MAX_VALUE} fails with {@code FENCE_EXHAUSTED} and takes no lock.
  *
  * <p>Implementations must be thread-safe. The testkit's contract suite checks all of the above.
+ *
+ * @since 0.1
  */
 public interface LockBackend {
 

@@ -34,6 +34,7 @@ import java.util.function.Supplier;
  * @param resourceType a bounded metric tag: {@code postgres}, {@code redis}, {@code firestore}, ...; the
  *     {@code backend} key value of write observations
  * @param observations where writes are observed (since 0.2)
+ * @since 0.1
  */
 public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics metrics, String resourceType,
         LockObservations observations) {

@@ -7,7 +7,11 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 
-/** Loopback port helpers for servers the harness starts itself. */
+/**
+ * Loopback port helpers for servers the harness starts itself.
+ *
+ * @since 0.1
+ */
 public final class Ports {
 
     private Ports() {}
