@@ -3,7 +3,7 @@
  * an in-memory backend and the Micrometer bindings. Micrometer is optional: read only when the
  * application's module graph has it.
  *
- * @since 0.3
+ * @since 0.1
  */
 module dev.fenceguard.core {
     requires org.slf4j;

@@ -1,7 +1,7 @@
 /**
  * fence-guard on PostgreSQL: the lock backend and fenced SQL writes built with jOOQ.
  *
- * @since 0.3
+ * @since 0.1
  */
 module dev.fenceguard.jdbc {
     requires transitive dev.fenceguard.core;

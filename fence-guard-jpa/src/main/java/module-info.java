@@ -3,7 +3,7 @@
  * Spring Data JPA and Spring Data JDBC. Spring Data and fence-guard-jdbc are optional: read only when
  * the application's module graph has them.
  *
- * @since 0.3
+ * @since 0.1
  */
 module dev.fenceguard.jpa {
     requires transitive dev.fenceguard.core;

@@ -4,7 +4,7 @@
  * integration applies only when its classes are present: all are read only when the application's module
  * graph has them.
  *
- * @since 0.3
+ * @since 0.1
  */
 module dev.fenceguard.spring.boot.autoconfigure {
     requires transitive dev.fenceguard.core;

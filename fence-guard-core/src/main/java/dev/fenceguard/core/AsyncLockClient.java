@@ -45,6 +45,8 @@ import org.slf4j.LoggerFactory;
  * fence-guard's timer thread or a driver's thread: attach blocking work with the {@code *Async}
  * methods of {@link CompletionStage}. Kotlin coroutines can {@code await()} these stages.
  * Immutable and thread-safe.
+ *
+ * @since 0.1
  */
 public final class AsyncLockClient implements Lease.Owner {
 
@@ -94,7 +96,7 @@ public final class AsyncLockClient implements Lease.Owner {
      * @return a stage that completes when the backend is ready; it fails with a
      *     {@link FenceGuardException} ({@code UNAVAILABLE} if the server cannot be reached,
      *     {@code TIMEOUT} after the call timeout, ...)
-     * @since 0.3
+     * @since 0.1
      */
     public CompletionStage<Void> warmUp() {
         return WarmUps.rounds(CompletableFuture.completedFuture(null), this::warmUpRound);

@@ -7,6 +7,8 @@ package dev.fenceguard.core;
  * what happens when the backend <em>forgets</em>: a Redis restart without persistence, a FLUSHALL, a
  * failover to a replica that had not yet received the latest fences (PostgreSQL with asynchronous
  * replication too).
+ *
+ * @since 0.1
  */
 public enum FenceStrategy {
     /**

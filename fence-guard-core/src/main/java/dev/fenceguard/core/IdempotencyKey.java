@@ -45,6 +45,8 @@ import java.util.OptionalInt;
  *
  * <p>Attempt numbers are for operations you <em>mean</em> to repeat (a new charge after a refund),
  * never for retries.
+ *
+ * @since 0.1
  */
 public final class IdempotencyKey {
 

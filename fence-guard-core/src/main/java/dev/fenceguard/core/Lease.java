@@ -21,6 +21,8 @@ import java.util.concurrent.CompletionStage;
  *     orders.update(42, newState, lease.fence());   // the resource checks the fence
  * }
  * }</pre>
+ *
+ * @since 0.1
  */
 public final class Lease implements AutoCloseable {
 
@@ -122,7 +124,7 @@ public final class Lease implements AutoCloseable {
      * (a timer thread of the client): keep them short or hand them to an executor. Completing or
      * cancelling the returned stage changes nothing about the lease.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public CompletionStage<LockMetrics.LossCause> whenLost() {
         return lost.minimalCompletionStage();

@@ -33,6 +33,8 @@ import java.util.Optional;
  * ({@link Builder#withCallTimeout}), renewals by the time the lease has left, releases by the release
  * timeout ({@link Builder#withReleaseTimeout}). A lease is not tied to a thread: acquire it on one
  * thread, extend or release it on another.
+ *
+ * @since 0.1
  */
 public final class LockClient {
 
@@ -75,7 +77,7 @@ public final class LockClient {
      *
      * @throws FenceGuardException if the backend fails ({@code UNAVAILABLE} when the server cannot be
      *     reached) or is not ready within the call timeout ({@code TIMEOUT})
-     * @since 0.3
+     * @since 0.1
      */
     public void warmUp() {
         // The blocking face's own code, on the in-memory backend of the asynchronous face's dry run.
@@ -280,7 +282,7 @@ public final class LockClient {
          * {@code withObservations(MicrometerLockObservations.of(observationRegistry))}.
          *
          * @throws NullPointerException if {@code observations} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withObservations(LockObservations observations) {
             this.observations = Objects.requireNonNull(observations, "observations");

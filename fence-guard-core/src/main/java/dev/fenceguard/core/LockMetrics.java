@@ -68,7 +68,7 @@ public interface LockMetrics {
      * {@link dev.fenceguard.core.micrometer.MicrometerLockMetrics.Builder#withLockNames lock names}
      * returns a view whose meters carry a bounded {@code lock.name} tag.
      *
-     * @since 0.2
+     * @since 0.1
      */
     default LockMetrics forLock(LockKey key) {
         return this;

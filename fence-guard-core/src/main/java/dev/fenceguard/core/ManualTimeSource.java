@@ -21,6 +21,8 @@ import java.util.concurrent.FutureTask;
  * LockClient client = LockClient.builder(backend).withTimeSource(time).build();
  * time.advance(Duration.ofSeconds(31));   // every 30 s lease is now expired
  * }</pre>
+ *
+ * @since 0.1
  */
 public final class ManualTimeSource implements TimeSource {
 

@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>{@link #system()} is the real thing; {@link ManualTimeSource} lets tests move time by hand.
  * Implementations must be thread-safe.
+ *
+ * @since 0.1
  */
 public interface TimeSource {
 

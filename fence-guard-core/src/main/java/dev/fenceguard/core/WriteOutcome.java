@@ -16,6 +16,8 @@ import java.util.Objects;
  *     case WriteOutcome.NotFound n -> throw new OrderMissing();
  * }
  * }</pre>
+ *
+ * @since 0.1
  */
 public sealed interface WriteOutcome {
 

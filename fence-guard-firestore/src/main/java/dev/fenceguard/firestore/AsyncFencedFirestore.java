@@ -49,7 +49,7 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Immutable and thread-safe.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class AsyncFencedFirestore {
 
@@ -70,7 +70,7 @@ public final class AsyncFencedFirestore {
      *
      * @return a stage that completes when both RPCs have answered; it fails with a
      *     {@link FenceGuardException} ({@code UNAVAILABLE}, or {@code TIMEOUT} after the call timeout)
-     * @since 0.3
+     * @since 0.1
      */
     public CompletionStage<Void> warmUp() {
         return firestore.warmUp(warmUpDocument, timeout);
@@ -84,7 +84,7 @@ public final class AsyncFencedFirestore {
      * @throws IllegalArgumentException if {@code fields} is empty or names the fence or deleted field (or a
      *     field path inside them), or if {@code doc} is in a lock collection, before any I/O
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public CompletionStage<WriteOutcome> update(DocumentReference doc, FenceToken fence, Map<String, ?> fields) {
         return run(Op.UPDATE, doc, fence, rule.data(Op.UPDATE, doc, fence, fields));
@@ -97,7 +97,7 @@ public final class AsyncFencedFirestore {
      * @throws IllegalArgumentException if {@code fields} is empty, names the fence or deleted field or holds
      *     {@code FieldValue.delete()}, or if {@code doc} is in a lock collection, before any I/O
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public CompletionStage<WriteOutcome> set(DocumentReference doc, FenceToken fence, Map<String, ?> fields) {
         return run(Op.SET, doc, fence, rule.data(Op.SET, doc, fence, fields));
@@ -110,7 +110,7 @@ public final class AsyncFencedFirestore {
      *     (absent or deleted; fence recorded on the tombstone)
      * @throws IllegalArgumentException if {@code doc} is in a lock collection, before any I/O
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public CompletionStage<WriteOutcome> claim(DocumentReference doc, FenceToken fence) {
         rule.check(doc, fence);
@@ -123,7 +123,7 @@ public final class AsyncFencedFirestore {
      * @return a stage of {@code Applied} (a tombstone holds {@code fence}) or {@code Stale(stored)}
      * @throws IllegalArgumentException if {@code doc} is in a lock collection, before any I/O
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public CompletionStage<WriteOutcome> delete(DocumentReference doc, FenceToken fence) {
         rule.check(doc, fence);

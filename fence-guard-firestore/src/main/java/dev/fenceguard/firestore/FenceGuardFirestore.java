@@ -45,7 +45,7 @@ import java.util.Set;
  * the lock backend from one and the fenced writes from the other. The {@link Firestore} client stays
  * yours: this class never closes it. Immutable and thread-safe.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class FenceGuardFirestore {
 
@@ -74,7 +74,7 @@ public final class FenceGuardFirestore {
      * Settings for fence-guard on {@code db}.
      *
      * @throws NullPointerException if {@code db} is null
-     * @since 0.2
+     * @since 0.1
      */
     public static Builder builder(Firestore db) {
         return new Builder(db);
@@ -83,7 +83,7 @@ public final class FenceGuardFirestore {
     /**
      * The lock backend: wrap it in a {@link dev.fenceguard.core.LockClient}.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public FirestoreLockBackend lockBackend() {
         return lockBackend;
@@ -94,7 +94,7 @@ public final class FenceGuardFirestore {
      * documents live in {@link Builder#withIdempotencyCollection the idempotency collection}, which the
      * fenced writes refuse as they refuse the lock collection.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public FirestoreIdempotencyBackend idempotencyBackend() {
         return idempotencyBackend;
@@ -105,7 +105,7 @@ public final class FenceGuardFirestore {
      * {@link Builder#withFlightCollection the flight collection}, which the fenced writes refuse as they
      * refuse the lock collection; waiters listen to their flight's document.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public FirestoreFlightStore flightStore() {
         return flightStore;
@@ -114,7 +114,7 @@ public final class FenceGuardFirestore {
     /**
      * The fenced writes under {@link FencePolicy#SAME_OR_NEWER}: a holder may write many times under one lease.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public FencedFirestore fencedWrites() {
         return fencedWrites(FencePolicy.SAME_OR_NEWER);
@@ -125,7 +125,7 @@ public final class FenceGuardFirestore {
      * happen once per lease. Writers of both policies share every setting.
      *
      * @throws NullPointerException if {@code policy} is null
-     * @since 0.2
+     * @since 0.1
      */
     public FencedFirestore fencedWrites(FencePolicy policy) {
         return fencedWrites.get(Objects.requireNonNull(policy, "policy"));
@@ -140,7 +140,7 @@ public final class FenceGuardFirestore {
      * Settings of a {@link FenceGuardFirestore}. Not thread-safe; {@link #build()} copies them, so a
      * builder can be reused.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public static final class Builder {
         private final Firestore db;
@@ -166,7 +166,7 @@ public final class FenceGuardFirestore {
          *     containing {@code /}, {@code .} or {@code ..}, matching {@code __.*__}, longer than 1,500
          *     UTF-8 bytes, or holding an unpaired surrogate
          * @throws NullPointerException if {@code collection} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withLockCollection(String collection) {
             this.lockCollection = LockCollections.requireCollectionId("lockCollection", collection);
@@ -182,7 +182,7 @@ public final class FenceGuardFirestore {
          * @throws IllegalArgumentException if a name is not a single Firestore collection id (see
          *     {@link #withLockCollection})
          * @throws NullPointerException if {@code collections} or one of them is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withOtherLockCollections(String... collections) {
             this.otherLockCollections = EntrySettings.each("collections", collections,
@@ -198,7 +198,7 @@ public final class FenceGuardFirestore {
          * as held; a release, an extend or a fenced write fails with {@code UNAVAILABLE}.
          *
          * @throws IllegalArgumentException if below 1
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withWriteAttempts(int attempts) {
             this.attempts = FirestoreHandle.requireAttempts(attempts);
@@ -214,7 +214,7 @@ public final class FenceGuardFirestore {
          *
          * @throws IllegalArgumentException if below 1 ms or above 10 minutes
          * @throws NullPointerException if {@code timeout} is null
-         * @since 0.3
+         * @since 0.1
          */
         public Builder withCallTimeout(Duration timeout) {
             settings.callTimeout(timeout);
@@ -225,7 +225,7 @@ public final class FenceGuardFirestore {
          * How resources store their fence: an integer field (default) or the 15-character text form.
          *
          * @throws NullPointerException if {@code encoding} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withEncoding(FenceEncoding encoding) {
             this.encoding = Objects.requireNonNull(encoding, "encoding");
@@ -238,7 +238,7 @@ public final class FenceGuardFirestore {
          * @throws IllegalArgumentException if empty, equal to the deleted field, or not a plain field
          *     name (it contains {@code .}, {@code `}, {@code ~}, {@code *}, {@code /}, {@code [} or {@code ]})
          * @throws NullPointerException if {@code field} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withFenceField(String field) {
             this.fenceField = field("fenceField", field, "deletedField", deletedField);
@@ -251,7 +251,7 @@ public final class FenceGuardFirestore {
          * @throws IllegalArgumentException if empty, equal to the fence field, or not a plain field name
          *     (see {@link #withFenceField})
          * @throws NullPointerException if {@code field} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withDeletedField(String field) {
             this.deletedField = field("deletedField", field, "fenceField", fenceField);
@@ -262,7 +262,7 @@ public final class FenceGuardFirestore {
          * Where stale-write rejections are counted; default {@link LockMetrics#automatic()}.
          *
          * @throws NullPointerException if {@code metrics} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withMetrics(LockMetrics metrics) {
             settings.metrics(metrics);
@@ -283,7 +283,7 @@ public final class FenceGuardFirestore {
          * observation current there. Default {@link LockObservations#none()}: nothing observed, nothing spent.
          *
          * @throws NullPointerException if {@code observations} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withObservations(LockObservations observations) {
             settings.observations(observations);
@@ -305,7 +305,7 @@ public final class FenceGuardFirestore {
          * @throws IllegalArgumentException if it is not a single Firestore collection id (see
          *     {@link #withLockCollection})
          * @throws NullPointerException if {@code collection} is null
-         * @since 0.3
+         * @since 0.1
          */
         public Builder withIdempotencyCollection(String collection) {
             this.idempotencyCollection = LockCollections.requireCollectionId("idempotencyCollection", collection);
@@ -319,7 +319,7 @@ public final class FenceGuardFirestore {
          * @throws IllegalArgumentException if it is not a single Firestore collection id (see
          *     {@link #withLockCollection})
          * @throws NullPointerException if {@code collection} is null
-         * @since 0.3
+         * @since 0.1
          */
         public Builder withFlightCollection(String collection) {
             this.flightCollection = LockCollections.requireCollectionId("flightCollection", collection);
@@ -331,7 +331,7 @@ public final class FenceGuardFirestore {
          *
          * @throws IllegalArgumentException if the lock, idempotency and flight collections are not three
          *     different collections
-         * @since 0.2
+         * @since 0.1
          */
         public FenceGuardFirestore build() {
             if (idempotencyCollection.equals(lockCollection)) {

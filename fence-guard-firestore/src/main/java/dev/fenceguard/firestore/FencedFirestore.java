@@ -71,6 +71,8 @@ import java.util.concurrent.CompletionStage;
  * normal path.
  *
  * <p>Immutable and thread-safe.
+ *
+ * @since 0.1
  */
 public final class FencedFirestore {
 
@@ -86,7 +88,7 @@ public final class FencedFirestore {
      * The non-blocking face of these writes: the same calls, each returning a {@code CompletionStage}
      * at once. The blocking calls here wait on it.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public AsyncFencedFirestore async() {
         return async;
@@ -101,7 +103,7 @@ public final class FencedFirestore {
      *
      * @throws dev.fenceguard.core.FenceGuardException {@code UNAVAILABLE} if Firestore cannot be reached,
      *     {@code TIMEOUT} if it does not answer within the call timeout
-     * @since 0.3
+     * @since 0.1
      */
     public void warmUp() {
         FirestoreErrors.join(async.warmUp(), null, "warm-up");

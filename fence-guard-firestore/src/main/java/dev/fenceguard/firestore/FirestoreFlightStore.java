@@ -47,7 +47,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * first snapshot has arrived. Immutable and thread-safe; it shares the client, the attempts and the
  * read-then-conditional-write of the {@link FenceGuardFirestore} it came from.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class FirestoreFlightStore implements FlightStore {
 

@@ -67,6 +67,8 @@ import java.util.concurrent.CompletionStage;
  * holds the lock until its TTL (nobody knows its lock id), an extend has moved the expiry, a release
  * has freed the lock. The stages complete on the SDK's callback threads or on one shared deadline
  * timer thread ({@code fence-guard-firestore-deadlines}).
+ *
+ * @since 0.1
  */
 public final class FirestoreLockBackend implements LockBackend {
 
@@ -156,7 +158,7 @@ public final class FirestoreLockBackend implements LockBackend {
      * lock key maps to it, and nothing writes it) and commits an empty batch, which opens the gRPC
      * channel and loads the SDK's read and commit paths. It takes no lock and writes nothing.
      *
-     * @since 0.3
+     * @since 0.1
      */
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {

@@ -19,6 +19,8 @@ import org.jooq.impl.DSL;
  *
  * <p>Column names are validated as plain SQL identifiers and quoted; values are always bound, never
  * rendered into SQL. Strings containing NUL (which PostgreSQL cannot store) are refused up front.
+ *
+ * @since 0.1
  */
 public final class Assignments {
 

@@ -65,6 +65,8 @@ import org.jooq.impl.SQLDataType;
  * columns besides {@code fence}, so no fenced table can be built on it: a fenced write there could take
  * over, release or rename a lock, or reset its fence counter. (If you add columns of your own to a lock
  * table, do not point a fenced table at it.)
+ *
+ * @since 0.1
  */
 public final class FencedTable {
 
@@ -193,7 +195,7 @@ public final class FencedTable {
      * than PostgreSQL, MySQL or MariaDB, and a {@link dev.fenceguard.core.FenceGuardException} if the
      * connection cannot be had.
      *
-     * @since 0.3 (before, the dialect was learnt here)
+     * @since 0.1
      */
     public FencedWriter on(DataSource dataSource) {
         Objects.requireNonNull(dataSource, "dataSource");
@@ -341,7 +343,7 @@ public final class FencedTable {
          * {@link LockObservations#none()}: nothing observed, nothing spent. docs/metrics.md lists the key values.
          *
          * @throws NullPointerException if {@code observations} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withObservations(LockObservations observations) {
             this.observations = Objects.requireNonNull(observations, "observations");

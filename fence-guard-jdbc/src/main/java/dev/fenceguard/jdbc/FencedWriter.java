@@ -63,6 +63,8 @@ import org.jooq.Field;
  * <p>Each call that passes its argument checks is observed as one {@code fenceguard.write}
  * ({@link FencedTable.Builder#withObservations}), its second statement included; invalid arguments,
  * refused before any SQL, are not.
+ *
+ * @since 0.1
  */
 public final class FencedWriter {
 
@@ -327,7 +329,7 @@ public final class FencedWriter {
      *     values do not convert to the columns' types (before any SQL)
      * @throws FenceGuardException mapped from the database's error (e.g. {@code UNAVAILABLE} when it
      *     cannot be reached, {@code INVALID_ARGUMENT} for a missing table or column)
-     * @since 0.3
+     * @since 0.1
      */
     public void warmUp(Assignments... columnSets) {
         Objects.requireNonNull(columnSets, "columnSets");

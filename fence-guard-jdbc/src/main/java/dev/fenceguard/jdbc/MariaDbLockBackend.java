@@ -74,7 +74,7 @@ import javax.sql.DataSource;
  * the {@link DataSource} for one call each (MariaDB Connector/J or MySQL Connector/J); if the pool hands
  * them out with auto-commit off, the backend commits. Instances are immutable and thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class MariaDbLockBackend implements LockBackend {
 
@@ -181,7 +181,7 @@ public final class MariaDbLockBackend implements LockBackend {
      * behind. It fails if the lock table or a column is missing. Concurrent warm-ups of several processes
      * wait for each other's rollback on that one key (within the timeout).
      *
-     * @since 0.3
+     * @since 0.1
      */
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {

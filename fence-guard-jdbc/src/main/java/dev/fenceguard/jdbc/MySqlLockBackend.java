@@ -81,7 +81,7 @@ import javax.sql.DataSource;
  * {@link DataSource} for one call each; if the pool hands them out with auto-commit off, the backend
  * commits. Instances are immutable and thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class MySqlLockBackend implements LockBackend {
 
@@ -286,7 +286,7 @@ public final class MySqlLockBackend implements LockBackend {
      * of several processes wait for each other's rollback on that one key (within the timeout). It leaves the
      * connection's {@code LAST_INSERT_ID()} set, as every acquire does.
      *
-     * @since 0.3
+     * @since 0.1
      */
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {

@@ -50,7 +50,7 @@ import javax.sql.DataSource;
  * <p>Calls are bounded like {@link PostgresLockBackend}'s: on the server ({@code lock_timeout},
  * {@code statement_timeout}) and here. Thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class PostgresFlightStore implements FlightStore, AutoCloseable {
 

@@ -47,7 +47,7 @@ import javax.sql.DataSource;
  * {@code TIMEOUT} at the deadline. The table layout is in {@code docs/idempotency-store.md}.
  * Immutable and thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class PostgresIdempotencyBackend implements IdempotencyBackend {
 

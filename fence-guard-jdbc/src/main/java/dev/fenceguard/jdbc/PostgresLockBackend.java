@@ -63,6 +63,8 @@ import javax.sql.DataSource;
  *
  * <p>Connections come from the {@link DataSource} for one call each; if the pool hands them out with
  * auto-commit off, the backend commits. Instances are immutable and thread-safe.
+ *
+ * @since 0.1
  */
 public final class PostgresLockBackend implements LockBackend {
 
@@ -183,7 +185,7 @@ public final class PostgresLockBackend implements LockBackend {
      * {@code SELECT pg_sleep(0.005)}, so that the executor's thread waits on the socket once (on a virtual
      * thread, the first such wait starts the JDK's I/O poller).
      *
-     * @since 0.3
+     * @since 0.1
      */
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {

@@ -71,7 +71,7 @@ import reactor.util.context.ContextView;
  * <p>Immutable and thread-safe; every Mono may be subscribed any number of times, each subscription
  * being a new operation.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class ReactiveLockClient {
 
@@ -88,7 +88,7 @@ public final class ReactiveLockClient {
      * {@code async} from {@link LockClient#async()}.
      *
      * @throws NullPointerException if {@code async} is null
-     * @since 0.2
+     * @since 0.1
      */
     public static ReactiveLockClient of(AsyncLockClient async) {
         return new ReactiveLockClient(Objects.requireNonNull(async, "async"));
@@ -97,7 +97,7 @@ public final class ReactiveLockClient {
     /**
      * The asynchronous client this face wraps.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public AsyncLockClient async() {
         return async;
@@ -112,7 +112,7 @@ public final class ReactiveLockClient {
      *     {@link FenceGuardException} if the backend fails or does not answer within the call timeout
      * @throws IllegalArgumentException if the key or TTL is invalid
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public Mono<Lease> tryAcquire(String key, Duration ttl) {
         LockKey lockKey = LockKey.of(key);
@@ -130,7 +130,7 @@ public final class ReactiveLockClient {
      * @return a Mono of the lease, empty if the key stayed held for {@code maxWait}
      * @throws IllegalArgumentException if the key, TTL or wait is invalid
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public Mono<Lease> acquire(String key, Duration ttl, Duration maxWait) {
         LockKey lockKey = LockKey.of(key);
@@ -147,7 +147,7 @@ public final class ReactiveLockClient {
      * @return a Mono of the leases, empty if some key stayed held (nothing is held then)
      * @throws IllegalArgumentException if {@code keys} is empty or any key, the TTL or the wait is invalid
      * @throws NullPointerException if an argument or a key is null
-     * @since 0.2
+     * @since 0.1
      */
     public Mono<LeaseSet> acquireAll(Collection<String> keys, Duration ttl, Duration maxWait) {
         List<String> copy = List.copyOf(Objects.requireNonNull(keys, "keys"));
@@ -169,7 +169,7 @@ public final class ReactiveLockClient {
      *     then expires at its TTL), or with {@link IllegalArgumentException} if the lease came from
      *     another client
      * @throws NullPointerException if {@code lease} is null
-     * @since 0.2
+     * @since 0.1
      */
     public Mono<Boolean> release(Lease lease) {
         Objects.requireNonNull(lease, "lease");
@@ -183,7 +183,7 @@ public final class ReactiveLockClient {
      *
      * @return a Mono of true only if every lease was live and is now released
      * @throws NullPointerException if {@code leases} is null
-     * @since 0.2
+     * @since 0.1
      */
     public Mono<Boolean> release(LeaseSet leases) {
         List<Lease> all = Objects.requireNonNull(leases, "leases").leases();
@@ -199,7 +199,7 @@ public final class ReactiveLockClient {
      * @return a Mono of true if the lease was live and is now extended
      * @throws IllegalArgumentException if the TTL is invalid
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public Mono<Boolean> extend(Lease lease, Duration ttl) {
         Objects.requireNonNull(lease, "lease");
@@ -213,7 +213,7 @@ public final class ReactiveLockClient {
      * @return a Mono of the lock's state, empty if no live lease holds the key
      * @throws IllegalArgumentException if the key is invalid
      * @throws NullPointerException if {@code key} is null
-     * @since 0.2
+     * @since 0.1
      */
     public Mono<LockInfo> lookup(String key) {
         LockKey.of(key);
@@ -249,7 +249,7 @@ public final class ReactiveLockClient {
      *     acquiring
      * @throws IllegalArgumentException if the key, TTL or wait is invalid
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public <T> Mono<T> withLock(String key, Duration ttl, Duration maxWait, Function<? super Lease, ? extends Mono<T>> work) {
         Objects.requireNonNull(work, "work");

@@ -54,7 +54,7 @@ import java.util.function.Supplier;
  *
  * <p>Immutable and thread-safe.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class AsyncFencedRedis {
 
@@ -234,7 +234,7 @@ public final class AsyncFencedRedis {
      * @return a stage that completes when the scripts are loaded and the set path has run five times; it fails with a
      *     {@link dev.fenceguard.core.FenceGuardException} ({@code UNAVAILABLE}, or {@code TIMEOUT} after the
      *     call timeout)
-     * @since 0.3
+     * @since 0.1
      */
     public CompletionStage<Void> warmUp() {
         RedisKeys.fillSlotTags();

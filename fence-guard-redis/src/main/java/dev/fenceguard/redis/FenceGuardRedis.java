@@ -59,7 +59,7 @@ import java.util.function.Supplier;
  * flight store's pub/sub connection; never a connection you passed in); nothing it handed out may be
  * used afterwards.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class FenceGuardRedis implements AutoCloseable {
 
@@ -141,7 +141,7 @@ public final class FenceGuardRedis implements AutoCloseable {
      * The idempotency backend: wrap it in a {@link dev.fenceguard.core.idempotency.IdempotencyStore}. Its
      * entries live under the same key prefix as the locks, each in the slot of the lock of the same name.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public RedisIdempotencyBackend idempotencyBackend() {
         return idempotencyBackend;
@@ -152,7 +152,7 @@ public final class FenceGuardRedis implements AutoCloseable {
      * {@link Builder#withFlightKeyPrefix the flight key prefix}; waiters are woken over pub/sub when this
      * entry was built from a client, and poll when it was built from a connection (see {@link RedisFlightStore}).
      *
-     * @since 0.3
+     * @since 0.1
      */
     public RedisFlightStore flightStore() {
         return flightStore;
@@ -270,7 +270,7 @@ public final class FenceGuardRedis implements AutoCloseable {
          * writes refuse keys under it.
          *
          * @throws IllegalArgumentException if it is null, contains a brace, NUL or an unpaired surrogate, or is longer than 64 characters
-         * @since 0.3
+         * @since 0.1
          */
         public Builder withFlightKeyPrefix(String prefix) {
             this.flightPrefix = RedisKeys.requirePrefix(prefix);
@@ -316,7 +316,7 @@ public final class FenceGuardRedis implements AutoCloseable {
          *
          * @throws IllegalArgumentException if it is below 1 ms or above 10 minutes
          * @throws NullPointerException if {@code timeout} is null
-         * @since 0.3
+         * @since 0.1
          */
         public Builder withCallTimeout(Duration timeout) {
             settings.callTimeout(timeout);
@@ -345,7 +345,7 @@ public final class FenceGuardRedis implements AutoCloseable {
          * its {@code LockClient}, not here.
          *
          * @throws NullPointerException if {@code observations} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withObservations(LockObservations observations) {
             settings.observations(observations);

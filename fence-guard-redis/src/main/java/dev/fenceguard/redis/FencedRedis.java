@@ -58,6 +58,8 @@ import java.util.Optional;
  *
  * <p>Immutable and thread-safe. It has no lifecycle of its own: closing the {@link FenceGuardRedis} it
  * came from closes the connection.
+ *
+ * @since 0.1
  */
 public final class FencedRedis {
 
@@ -70,7 +72,7 @@ public final class FencedRedis {
     /**
      * The same writes without waiting: each returns a {@link java.util.concurrent.CompletionStage}.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public AsyncFencedRedis async() {
         return async;
@@ -87,7 +89,7 @@ public final class FencedRedis {
      *
      * @throws dev.fenceguard.core.FenceGuardException {@code UNAVAILABLE} if Redis cannot be reached,
      *     {@code TIMEOUT} if it does not answer within the call timeout
-     * @since 0.3
+     * @since 0.1
      */
     public void warmUp() {
         RedisHandle.await(async.warmUp(), null, "warm-up");
@@ -96,7 +98,7 @@ public final class FencedRedis {
     /**
      * The write rule these writes apply.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public FencePolicy policy() {
         return async.policy();

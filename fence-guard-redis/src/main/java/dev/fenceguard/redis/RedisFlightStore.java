@@ -54,7 +54,7 @@ import java.util.function.Supplier;
  * <p>Calls are bounded by their timeout without holding a thread. Closing the {@link FenceGuardRedis}
  * closes the pub/sub connection. Thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class RedisFlightStore implements FlightStore {
 

@@ -32,7 +32,7 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Every call is asynchronous and bounded like the lock backend's. Thread-safe; no lifecycle of its own.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class RedisIdempotencyBackend implements IdempotencyBackend {
 

@@ -60,6 +60,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. It has no lifecycle of its own: closing the {@link FenceGuardRedis} it came from
  * closes the connection.
+ *
+ * @since 0.1
  */
 public final class RedisLockBackend implements LockBackend {
 
@@ -234,7 +236,7 @@ public final class RedisLockBackend implements LockBackend {
      * extension, a release and a lookup, which find nothing to extend, release or report. It takes no
      * lock and writes no key.
      *
-     * @since 0.3
+     * @since 0.1
      */
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {

@@ -38,7 +38,7 @@ import java.lang.annotation.Target;
  * other beans, not to a bean's calls to its own methods. Invalid attributes (an unparsable key or
  * duration, a TTL outside 1 ms .. 30 days, two {@code Lease} parameters) fail startup, naming the method.
  *
- * @since 0.3
+ * @since 0.1
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

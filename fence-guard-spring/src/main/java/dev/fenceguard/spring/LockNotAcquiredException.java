@@ -7,7 +7,7 @@ import dev.fenceguard.core.FenceGuardException;
  * A {@link FencedLock} method did not run because its lock was held by someone else for the whole
  * wait. Code {@link ErrorCode#TIMEOUT}; {@link #key()} is the lock key.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class LockNotAcquiredException extends FenceGuardException {
     private static final long serialVersionUID = 1L;

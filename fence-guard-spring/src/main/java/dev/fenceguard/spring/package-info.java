@@ -4,6 +4,6 @@
  * {@link dev.fenceguard.spring.EnableFencedLocks}, which turns it on without Spring Boot (the Spring Boot
  * auto-configuration, {@code dev.fenceguard.spring.boot.autoconfigure}, turns it on otherwise).
  *
- * @since 0.3
+ * @since 0.1
  */
 package dev.fenceguard.spring;

@@ -53,7 +53,7 @@ import org.junit.jupiter.api.Timeout;
  * }
  * }</pre>
  *
- * @since 0.3
+ * @since 0.1
  */
 @Timeout(120) // a guard against a hang, not a timing assertion
 public abstract class IdempotencyBackendContract {

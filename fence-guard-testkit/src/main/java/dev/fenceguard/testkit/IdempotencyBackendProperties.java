@@ -37,7 +37,7 @@ import net.jqwik.api.Provide;
  * }
  * }</pre>
  *
- * @since 0.3
+ * @since 0.1
  */
 public abstract class IdempotencyBackendProperties {
 

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Timeout;
  * }
  * }</pre>
  *
- * @since 0.2
+ * @since 0.1
  */
 @Timeout(120) // a guard against a hang, not a timing assertion
 public abstract class LeaderElectionContract {

@@ -48,6 +48,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * <p>Most tests call the backend itself, with lock ids of their choosing (strangers, zombies). The
  * tests that take a {@link Face} run the same contract through a {@link LockClient}, once through its
  * blocking face and once through its asynchronous face, so every backend's suite proves both.
+ *
+ * @since 0.1
  */
 public abstract class LockBackendContract {
 

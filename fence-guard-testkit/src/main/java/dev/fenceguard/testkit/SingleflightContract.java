@@ -48,7 +48,7 @@ import org.junit.jupiter.api.Timeout;
  *
  * <p>Stores that are {@link AutoCloseable} are closed after each test.
  *
- * @since 0.3
+ * @since 0.1
  */
 @Timeout(120) // a guard against a hang, not a timing assertion
 public abstract class SingleflightContract {

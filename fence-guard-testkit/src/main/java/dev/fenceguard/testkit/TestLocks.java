@@ -38,7 +38,7 @@ import java.util.function.Consumer;
  * <p>Scheduled work (renewals, backoff, deadlines) runs on the thread that calls
  * {@link ManualTimeSource#advance}, before it returns. Thread-safe. See the testkit's README.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class TestLocks {
 

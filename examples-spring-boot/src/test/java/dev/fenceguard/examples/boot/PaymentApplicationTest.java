@@ -132,4 +132,12 @@ class PaymentApplicationTest {
         assertThat(charges()).as("no charge made").isEqualTo(before);
         assertThat(post("/orders/o-64-" + "x".repeat(59) + "/pay?worker=web").statusCode()).as("64 characters are fine").isEqualTo(200);
     }
+
+    @Test
+    void theReadmesPayMethodRunsUnderTheLockAndWritesWithItsFence() throws Exception {
+        ReadmePayments.Receipt receipt = app.getBean(ReadmePayments.class).pay("o-readme", 4200, null);   // the lease comes from @FencedLock
+        assertThat(receipt.charge()).startsWith("ch_");
+        assertThat(schema.query("SELECT status || ' ' || (fence_token > 0) FROM " + schema.name() + ".orders WHERE id = 'o-readme'"))
+                .containsExactly("paid true");
+    }
 }

@@ -10,7 +10,7 @@ import java.util.Optional;
  * result was replayed, another holder is still running it, or it failed for good earlier.
  *
  * @param <T> the work's result type
- * @since 0.3
+ * @since 0.1
  */
 public sealed interface IdempotencyResult<T> {
 

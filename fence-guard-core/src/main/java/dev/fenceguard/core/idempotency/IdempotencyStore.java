@@ -57,7 +57,7 @@ import java.util.function.Supplier;
  * batches. Bad input fails with {@link IllegalArgumentException} before any I/O. Immutable and
  * thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class IdempotencyStore {
 
@@ -323,7 +323,7 @@ public final class IdempotencyStore {
      * Options of an {@link IdempotencyStore}. Defaults: retention 24 hours, call timeout 5 s,
      * {@link IdempotencyMetrics#automatic()}. Not thread-safe; {@link #build()} copies.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public static final class Builder {
         private final IdempotencyBackend backend;

@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not tied to threads: no thread is held while campaigning or leading. Thread-safe.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class LeaderElection implements AutoCloseable {
 
@@ -378,7 +378,7 @@ public final class LeaderElection implements AutoCloseable {
      * acquire; the candidate campaigns again when it runs out), retry delay 1 s after a backend failure or
      * a resignation, no listener, the system clock, {@link LeaderMetrics#automatic()} metrics.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public static final class Builder {
         private final AsyncLockClient locks;
@@ -443,7 +443,7 @@ public final class LeaderElection implements AutoCloseable {
          * for the meters.
          *
          * @throws NullPointerException if {@code metrics} is null
-         * @since 0.3
+         * @since 0.1
          */
         public Builder withMetrics(LeaderMetrics metrics) {
             this.metrics = Objects.requireNonNull(metrics, "metrics");

@@ -23,7 +23,7 @@ import java.util.concurrent.CompletionStage;
  * time from the given {@link TimeSource} (a {@link dev.fenceguard.core.ManualTimeSource} drives it by
  * hand). Its stages are complete when returned. Thread-safe; nothing survives the process.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class InMemoryIdempotencyBackend implements IdempotencyBackend {
 

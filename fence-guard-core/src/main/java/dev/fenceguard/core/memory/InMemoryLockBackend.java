@@ -26,6 +26,8 @@ import java.util.concurrent.CompletionStage;
  * <p>Fences are a dense counter per key that is never forgotten while this object lives: the first
  * grant of a key gets fence 1, every later one the next number. Nothing survives the process, so it
  * is no lock between processes. Its stages are complete when returned: there is no I/O to wait for.
+ *
+ * @since 0.1
  */
 public final class InMemoryLockBackend implements LockBackend {
 

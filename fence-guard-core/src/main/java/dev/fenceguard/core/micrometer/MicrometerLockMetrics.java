@@ -50,13 +50,15 @@ import org.slf4j.LoggerFactory;
  * per instance, after which further names are counted under {@value #OTHER_LOCKS}. Keys themselves
  * are never tags: they are unbounded. Give every client on one registry the same setting, since
  * registries such as Prometheus's want one set of tag keys per meter name.
+ *
+ * @since 0.1
  */
 public final class MicrometerLockMetrics implements LockMetrics {
 
     /**
      * The {@code lock.name} of locks past the bound, or whose name function failed or gave null or "".
      *
-     * @since 0.2
+     * @since 0.1
      */
     public static final String OTHER_LOCKS = "other";
 
@@ -90,7 +92,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
      * A builder for metrics on {@code registry}.
      *
      * @throws NullPointerException if {@code registry} is null
-     * @since 0.2
+     * @since 0.1
      */
     public static Builder builder(MeterRegistry registry) {
         return new Builder(registry);
@@ -100,7 +102,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
      * A lock-name function for {@link Builder#withLockNames}: the key up to, not including, the first
      * {@code separator} ({@code "orders:42"} gives {@code "orders"}), or the whole key if it has none.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public static Function<String, String> prefixUpTo(char separator) {
         return key -> {
@@ -113,7 +115,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
      * This object if lock names are off; otherwise the view whose meters carry the key's
      * {@code lock.name}. Views are made once per name and kept.
      *
-     * @since 0.2
+     * @since 0.1
      */
     @Override
     public LockMetrics forLock(LockKey key) {
@@ -248,7 +250,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
     /**
      * Options for {@link MicrometerLockMetrics}. Not thread-safe; {@link #build()} copies the settings.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public static final class Builder {
         /** The most distinct lock names one instance accepts. */

@@ -70,7 +70,7 @@ import org.slf4j.LoggerFactory;
  * <p>Invalid arguments throw {@link IllegalArgumentException} (or {@link NullPointerException}) before
  * any I/O. Immutable and thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class Singleflight {
 
@@ -553,7 +553,7 @@ public final class Singleflight {
      * store call timeout 5 s, results up to 512 KiB, lock prefix {@code singleflight:},
      * {@link SingleflightMetrics#automatic()}, the system clock. Not thread-safe; {@link #build()} copies.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public static final class Builder {
         private final AsyncLockClient locks;

@@ -6,7 +6,7 @@ import java.time.Duration;
  * Where a {@link Singleflight} reports what it does; see {@code docs/metrics.md}. Implementations must
  * be fast and thread-safe (one that throws is logged and ignored). {@link #automatic()} uses Micrometer's global registry when present.
  *
- * @since 0.3
+ * @since 0.1
  */
 public interface SingleflightMetrics {
 

@@ -17,7 +17,7 @@ import java.util.concurrent.CompletionStage;
  * code. Keys arrive validated; fences are lock fences of the flight's lock, so the store never issues
  * any. Implementations must be thread-safe. The testkit's {@code SingleflightContract} checks all of this.
  *
- * @since 0.3
+ * @since 0.1
  */
 public interface FlightStore {
 

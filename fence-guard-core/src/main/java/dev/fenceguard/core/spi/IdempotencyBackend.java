@@ -19,7 +19,7 @@ import java.util.concurrent.CompletionStage;
  * only compares them. Implementations must be thread-safe; the testkit's
  * {@code IdempotencyBackendContract} checks all of this.
  *
- * @since 0.3
+ * @since 0.1
  */
 public interface IdempotencyBackend {
 

@@ -33,6 +33,8 @@ import java.util.concurrent.CompletionStage;
  * {@link dev.fenceguard.core.FenceToken#MAX_VALUE} fails with {@code FENCE_EXHAUSTED} and takes no lock.
  *
  * <p>Implementations must be thread-safe. The testkit's contract suite checks all of the above.
+ *
+ * @since 0.1
  */
 public interface LockBackend {
 
@@ -75,7 +77,7 @@ public interface LockBackend {
      * code (e.g. {@code UNAVAILABLE} when the server is down, {@code TIMEOUT} after {@code timeout}).
      * The default does nothing, for backends with nothing to prepare.
      *
-     * @since 0.3
+     * @since 0.1
      */
     default CompletionStage<Void> warmUp(Duration timeout) {
         return CompletableFuture.completedFuture(null);

@@ -35,6 +35,7 @@ import java.util.function.Supplier;
  * @param resourceType a bounded metric tag: {@code postgres}, {@code redis}, {@code firestore}, ...; the
  *     {@code backend} key value of write observations
  * @param observations where writes are observed (since 0.2)
+ * @since 0.1
  */
 public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics metrics, String resourceType,
         LockObservations observations) {
@@ -62,7 +63,7 @@ public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics 
      * @param operation the {@code operation} key value: {@code update}, {@code upsert}, {@code delete}, ...
      * @param fence the fence the write carries
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public WriteObservation startWrite(String kind, String operation, FenceToken fence) {
         Objects.requireNonNull(kind, "kind");
@@ -81,7 +82,7 @@ public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics 
      * {@link NullPointerException} is thrown).
      *
      * @see #startWrite
-     * @since 0.2
+     * @since 0.1
      */
     public WriteOutcome observe(String kind, String operation, FenceToken fence, Supplier<WriteOutcome> write) {
         Objects.requireNonNull(write, "write");
@@ -105,7 +106,7 @@ public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics 
      * {@code write}'s stage itself is returned.
      *
      * @return {@code write}'s stage, observed
-     * @since 0.2
+     * @since 0.1
      */
     public CompletionStage<WriteOutcome> observeAsync(String kind, String operation, FenceToken fence,
             Supplier<? extends CompletionStage<WriteOutcome>> write) {

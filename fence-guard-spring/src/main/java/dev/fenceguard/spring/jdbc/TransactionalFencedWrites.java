@@ -38,7 +38,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * {@code table.on(dataSource)}, rather than keeping one across transactions. Immutable and thread-safe;
  * the Spring Boot auto-configuration provides one for the application's DataSource.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class TransactionalFencedWrites {
 

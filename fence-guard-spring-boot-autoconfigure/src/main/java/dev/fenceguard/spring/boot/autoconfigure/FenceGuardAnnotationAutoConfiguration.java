@@ -25,7 +25,7 @@ import org.springframework.core.type.AnnotationMetadata;
  * that puts {@link EnableFencedLocks} on a configuration class keeps its own (this one then steps back);
  * {@code fence-guard.annotation.enabled=false} turns it off.
  *
- * @since 0.3
+ * @since 0.1
  */
 @AutoConfiguration(after = FenceGuardAutoConfiguration.class)
 @ConditionalOnBean(LockClient.class)

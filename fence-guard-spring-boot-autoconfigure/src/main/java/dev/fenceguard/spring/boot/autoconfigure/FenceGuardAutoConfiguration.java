@@ -39,7 +39,7 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
  * With more than one store present, {@code fence-guard.backend} chooses; startup fails if it is needed
  * and unset, naming the stores found.
  *
- * @since 0.3
+ * @since 0.1
  */
 @AutoConfiguration(after = {FenceGuardMetricsAutoConfiguration.class, FenceGuardRedisAutoConfiguration.class,
         FenceGuardFirestoreAutoConfiguration.class},

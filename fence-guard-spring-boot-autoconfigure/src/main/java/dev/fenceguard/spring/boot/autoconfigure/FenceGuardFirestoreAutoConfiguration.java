@@ -17,7 +17,7 @@ import org.springframework.context.annotation.Bean;
  * {@link Firestore} bean. A {@code FenceGuardFirestore} bean of the application's own replaces it.
  * Settings: {@code fence-guard.firestore.*}.
  *
- * @since 0.3
+ * @since 0.1
  */
 @AutoConfiguration(after = FenceGuardMetricsAutoConfiguration.class)
 @ConditionalOnClass({FenceGuardFirestore.class, Firestore.class})

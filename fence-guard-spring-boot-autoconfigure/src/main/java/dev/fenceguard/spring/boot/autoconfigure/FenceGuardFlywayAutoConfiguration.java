@@ -32,7 +32,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
  * {@code fence-guard.jdbc.flyway} are not false, and {@code fence-guard.backend} is unset or
  * {@code jdbc}.
  *
- * @since 0.3
+ * @since 0.1
  */
 @AutoConfiguration(before = FenceGuardAutoConfiguration.class,
         afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")

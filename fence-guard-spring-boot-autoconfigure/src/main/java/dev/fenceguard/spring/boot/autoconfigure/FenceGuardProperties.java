@@ -17,7 +17,7 @@ import org.springframework.validation.Validator;
  * such as the Redis key prefix, are checked by that module's builder when the backend is built, and the
  * failure names the property as well).
  *
- * @since 0.3
+ * @since 0.1
  */
 @ConfigurationProperties(prefix = FenceGuardProperties.PREFIX)
 public class FenceGuardProperties implements Validator {

@@ -22,7 +22,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Spring Data Redis's {@link LettuceConnectionFactory}. A {@code FenceGuardRedis} bean of the
  * application's own replaces it. Settings: {@code fence-guard.redis.*}, {@code fence-guard.fence-strategy}.
  *
- * @since 0.3
+ * @since 0.1
  */
 @AutoConfiguration(after = FenceGuardMetricsAutoConfiguration.class,
         afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")

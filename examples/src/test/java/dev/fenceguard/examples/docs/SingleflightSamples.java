@@ -1,0 +1,50 @@
+package dev.fenceguard.examples.docs;
+
+import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.singleflight.ResultCodec;
+import dev.fenceguard.core.singleflight.Singleflight;
+import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.PostgresFlightStore;
+import dev.fenceguard.migrations.FenceGuardMigrations;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+
+/**
+ * The sample of docs/singleflight.md. Its table goes to the {@code public} schema, as the document says,
+ * so it runs on a PostgreSQL of its own (the testkit's embedded one).
+ */
+final class SingleflightSamples {
+
+    private SingleflightSamples() {}
+
+    /** A stand-in for a rates provider that counts its calls. */
+    static final class RateProvider {
+        final AtomicInteger calls = new AtomicInteger();
+
+        String fetch() {
+            calls.incrementAndGet();
+            return "EUR/USD 1.0842";
+        }
+    }
+
+    static String rates(LockBackend backend, DataSource dataSource, RateProvider rateProvider) throws Exception {
+        // docs/singleflight.md: usage (begin)
+        LockClient locks = LockClient.of(backend);                               // any lock backend
+        FenceGuardMigrations.singleflightBuilder(dataSource).migrate();          // PostgreSQL: the flights table
+        PostgresFlightStore store = PostgresFlightStore.builder(dataSource).build();
+        // or RedisFlightStore.builder(redisClient).build(), FirestoreFlightStore.builder(db).build(),
+        //    new InMemoryFlightStore() in unit tests
+        Singleflight flights = Singleflight.builder(locks.async(), store)
+                .withMaxWait(Duration.ofSeconds(30))      // how long a waiter waits for another process's flight
+                .withRetention(Duration.ofSeconds(10))    // how long a published result answers new callers
+                .build();
+
+        String rates = flights.run("rates:2026-11-23", Duration.ofSeconds(20), ResultCodec.utf8(),
+                lease -> rateProvider.fetch());            // runs in at most one process at a time
+        // non-blocking: flights.runAsync(key, ttl, codec, lease -> stageOfTheWork)
+        // docs/singleflight.md: usage (end)
+        store.close();
+        return rates;
+    }
+}
