@@ -47,7 +47,7 @@ import java.util.function.Supplier;
  * opened on the first wait ({@code SUBSCRIBE}; on a Cluster, messages reach every node). Lettuce
  * resubscribes after a reconnect; a message lost meanwhile costs a waiter one poll interval.
  *
- * <p>Calls are bounded by their timeout without holding a thread. {@link #close()} closes the
+ * <p>Calls hold no thread; the {@code Singleflight} ends a caller's wait at the store timeout. {@link #close()} closes the
  * connections this store opened. Thread-safe.
  *
  * @since 0.3
@@ -109,38 +109,34 @@ public final class RedisFlightStore implements FlightStore, AutoCloseable {
 
     @Override
     public CompletionStage<Optional<FlightResult>> read(LockKey key, Duration timeout) {
-        CompletableFuture<Optional<FlightResult>> call = redis.multi(READ, key.value(), new String[] {resultKey(key)})
+        return redis.multi(READ, key.value(), new String[] {resultKey(key)})
                 .thenApply(reply -> reply.isEmpty() ? Optional.empty() : Optional.of(decode(key, (String) reply.get(0))));
-        return RedisHandle.bounded(call, timeout, key.value(), "singleflight read", null);
     }
 
     @Override
     public CompletionStage<FlightStart> begin(LockKey key, long fence, Duration timeout) {
-        CompletableFuture<FlightStart> call = redis.multi(BEGIN, key.value(), keys(key), Long.toString(fence))
+        return redis.multi(BEGIN, key.value(), keys(key), Long.toString(fence))
                 .thenApply(reply -> switch ((String) reply.get(0)) {
                     case "retained" -> new FlightStart.Retained(decode(key, (String) reply.get(1)));
                     case "superseded" -> new FlightStart.Superseded(Long.parseLong((String) reply.get(1)));
                     case "started" -> new FlightStart.Started();
                     default -> throw new FenceGuardException(ErrorCode.INTERNAL, key.value(), "unexpected begin reply " + reply.get(0));
                 });
-        return RedisHandle.bounded(call, timeout, key.value(), "singleflight begin", null);
     }
 
     @Override
     public CompletionStage<WriteOutcome> publish(LockKey key, long fence, byte[] result, Duration retention, Duration timeout) {
         String resource = "redis key " + resultKey(key);
         String value = fence + ":" + Base64.getEncoder().encodeToString(result);
-        CompletableFuture<WriteOutcome> call = redis.multi(PUBLISH, key.value(), keys(key), Long.toString(fence), value,
+        return redis.multi(PUBLISH, key.value(), keys(key), Long.toString(fence), value,
                 Long.toString(retention.toMillis()), channel, key.value())
                 .thenApply(reply -> ((Long) reply.get(0)) == 1L ? new WriteOutcome.Applied(resource, fence)
                         : new WriteOutcome.Stale(resource, fence, Long.parseLong((String) reply.get(1)), FencePolicy.SAME_OR_NEWER));
-        return RedisHandle.bounded(call, timeout, key.value(), "singleflight publish", null);
     }
 
     @Override
     public CompletionStage<Void> wake(LockKey key, Duration timeout) {
-        CompletableFuture<Void> call = redis.multi(WAKE, key.value(), new String[0], channel, key.value()).thenApply(reply -> null);
-        return RedisHandle.bounded(call, timeout, key.value(), "singleflight wake", null);
+        return redis.multi(WAKE, key.value(), new String[0], channel, key.value()).thenApply(reply -> null);
     }
 
     @Override
