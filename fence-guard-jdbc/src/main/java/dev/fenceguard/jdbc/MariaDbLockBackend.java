@@ -64,9 +64,9 @@ import javax.sql.DataSource;
  * {@code SET STATEMENT max_statement_time=<s>, innodb_lock_wait_timeout=<s>, time_zone='+00:00' FOR},
  * set to the time the call has left (same round trip, reverting after the statement), so a row lock
  * held by another connection cannot hold the call past its timeout (MariaDB ends the statement with
- * error 1969 or 1205, reported as {@link ErrorCode#TIMEOUT}); the stage fails with {@code TIMEOUT} at
- * the timeout whatever the server does, and a connection still busy half a second later is aborted, as
- * for {@link PostgresLockBackend}. {@code SET STATEMENT} is MariaDB's: this backend does not run on
+ * error 1969 or 1205, reported as {@link ErrorCode#TIMEOUT}); the stage completes with what the server
+ * answered, and a connection still busy half a second after the timeout is aborted, as for
+ * {@link PostgresLockBackend}, which also says who times out the caller and releases late grants. {@code SET STATEMENT} is MariaDB's: this backend does not run on
  * MySQL (MySQL has neither it nor {@code INSERT .. RETURNING}).
  *
  * <p>Keys are stored as their UTF-8 bytes in a {@code VARBINARY(512)} column: MySQL's text collations
@@ -151,26 +151,24 @@ public final class MariaDbLockBackend implements LockBackend {
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         return calls.submit(key.value(), "acquire on " + table, timeout,
-                (c, left) -> acquire(c, left, MySqlLockRows.bytes(key), key.value(), lockId, ttl),
-                late -> late.ifPresent(grant -> undoLateGrant(key, lockId, timeout)));
+                (c, left) -> acquire(c, left, MySqlLockRows.bytes(key), key.value(), lockId, ttl));
     }
 
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> release(c, left, MySqlLockRows.bytes(key), lockId),
-                null);
+        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> release(c, left, MySqlLockRows.bytes(key), lockId));
     }
 
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         return calls.submit(key.value(), "extend on " + table, timeout,
-                (c, left) -> extend(c, left, MySqlLockRows.bytes(key), lockId, ttl), null);
+                (c, left) -> extend(c, left, MySqlLockRows.bytes(key), lockId, ttl));
     }
 
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
         return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> lookup(c, left, MySqlLockRows.bytes(key))
-                .map(live -> new LockInfo(key, FenceToken.of(live.fence()), live.expiresAt())), null);
+                .map(live -> new LockInfo(key, FenceToken.of(live.fence()), live.expiresAt())));
     }
 
     /**
@@ -193,7 +191,7 @@ public final class MariaDbLockBackend implements LockBackend {
                     & extend(c, left, WARM_UP_KEY, holder, ttl).isPresent()
                     & lookup(c, left, WARM_UP_KEY).isPresent()
                     & release(c, left, WARM_UP_KEY, holder);
-        }), null).thenApply(allRan -> null);
+        })).thenApply(allRan -> null);
     }
 
     /** The internal key of warm-ups: no {@link LockKey} is empty. */
@@ -286,10 +284,6 @@ public final class MariaDbLockBackend implements LockBackend {
         return c.prepareStatement(prefix + sql);
     }
 
-    /** A grant that arrived after the call timed out reached nobody: free it rather than leave it to its TTL. */
-    private void undoLateGrant(LockKey key, LockId lockId, Duration timeout) {
-        BoundedJdbc.undoneLateGrant(release(key, lockId, timeout), key, lockId);
-    }
 
     /** Options for a {@link MariaDbLockBackend}. Not thread-safe; {@link #build()} copies. */
     public static final class Builder {

@@ -71,8 +71,9 @@ import javax.sql.DataSource;
  * <p><b>Bounds.</b> MySQL has no {@code SET STATEMENT}, its {@code MAX_EXECUTION_TIME} hint bounds only
  * {@code SELECT}s (the lookup carries it) and its {@code SET_VAR} hint does not take
  * {@code innodb_lock_wait_timeout}; setting that per call would cost a round trip. So the writes carry no
- * server-side bound: the stage fails with {@link ErrorCode#TIMEOUT} at the timeout whatever the server
- * does, and a connection still busy half a second later is aborted, as for {@link PostgresLockBackend}.
+ * server-side bound of their own: a connection still busy half a second after the timeout is aborted, as
+ * for {@link PostgresLockBackend}, and the lock client ends the caller's wait at the timeout
+ * ({@link ErrorCode#TIMEOUT}) and releases a grant that arrives after it.
  * Rows are locked only for the length of one auto-commit statement, so a write waits long only behind a
  * transaction of someone else's holding the row; bound that with the connection's
  * {@code innodb_lock_wait_timeout} (MySQL Connector/J: {@code sessionVariables=innodb_lock_wait_timeout=5}).
@@ -173,8 +174,7 @@ public final class MySqlLockBackend implements LockBackend {
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         return calls.submit(key.value(), "acquire on " + table, timeout,
-                (c, left) -> acquire(c, MySqlLockRows.bytes(key), key.value(), lockId, ttl),
-                late -> late.ifPresent(grant -> undoLateGrant(key, lockId, timeout)));
+                (c, left) -> acquire(c, MySqlLockRows.bytes(key), key.value(), lockId, ttl));
     }
 
     private Optional<Grant> acquire(Connection c, byte[] key, String keyName, LockId lockId, Duration ttl) throws SQLException {
@@ -221,7 +221,7 @@ public final class MySqlLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> release(c, MySqlLockRows.bytes(key), lockId), null);
+        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> release(c, MySqlLockRows.bytes(key), lockId));
     }
 
     private boolean release(Connection c, byte[] key, LockId lockId) throws SQLException {
@@ -234,7 +234,7 @@ public final class MySqlLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> extend(c, MySqlLockRows.bytes(key), lockId, ttl), null);
+        return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> extend(c, MySqlLockRows.bytes(key), lockId, ttl));
     }
 
     private Optional<Instant> extend(Connection c, byte[] key, LockId lockId, Duration ttl) throws SQLException {
@@ -263,7 +263,7 @@ public final class MySqlLockBackend implements LockBackend {
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
         return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> lookup(c, left, MySqlLockRows.bytes(key))
-                .map(live -> new LockInfo(key, FenceToken.of(live.fence()), live.expiresAt())), null);
+                .map(live -> new LockInfo(key, FenceToken.of(live.fence()), live.expiresAt())));
     }
 
     private record Live(long fence, Instant expiresAt) {}
@@ -298,7 +298,7 @@ public final class MySqlLockBackend implements LockBackend {
                     & extend(c, WARM_UP_KEY, holder, ttl).isPresent()
                     & lookup(c, left, WARM_UP_KEY).isPresent()
                     & release(c, WARM_UP_KEY, holder);
-        }), null).thenApply(allRan -> null);
+        })).thenApply(allRan -> null);
     }
 
     /** The internal key of warm-ups: no {@link LockKey} is empty. */
@@ -331,10 +331,6 @@ public final class MySqlLockBackend implements LockBackend {
         }
     }
 
-    /** A grant that arrived after the call timed out reached nobody: free it rather than leave it to its TTL. */
-    private void undoLateGrant(LockKey key, LockId lockId, Duration timeout) {
-        BoundedJdbc.undoneLateGrant(release(key, lockId, timeout), key, lockId);
-    }
 
     /** Options for a {@link MySqlLockBackend}. Not thread-safe; {@link #build()} copies. */
     public static final class Builder {

@@ -117,7 +117,7 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
                     return rs.next() ? Optional.of(new FlightResult(rs.getLong(1), rs.getBytes(2))) : Optional.<FlightResult>empty();
                 }
             }
-        }, null);
+        });
     }
 
     @Override
@@ -148,7 +148,7 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
                     }
                 }
             }
-        }, null);
+        });
     }
 
     @Override
@@ -175,7 +175,7 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
                     return new WriteOutcome.Stale(resource, fence, newest, FencePolicy.SAME_OR_NEWER);
                 }
             }
-        }, null);
+        });
     }
 
     @Override
@@ -187,7 +187,7 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
                 BoundStatements.resultAfterBound(ps).close();
                 return (Void) null;
             }
-        }, null);
+        });
     }
 
     @Override

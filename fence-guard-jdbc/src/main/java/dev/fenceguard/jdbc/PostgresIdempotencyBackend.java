@@ -130,7 +130,7 @@ public final class PostgresIdempotencyBackend implements IdempotencyBackend {
                     return entry(rs);
                 }
             }
-        }, null);
+        });
     }
 
     @Override
@@ -149,7 +149,7 @@ public final class PostgresIdempotencyBackend implements IdempotencyBackend {
                     return rs.getLong(1) == 1 ? OptionalLong.empty() : OptionalLong.of(rs.getLong(2)); // NULL fence reads as 0
                 }
             }
-        }, null);
+        });
     }
 
     @Override
@@ -161,7 +161,7 @@ public final class PostgresIdempotencyBackend implements IdempotencyBackend {
                     return rs.next() ? Optional.of(entry(rs)) : Optional.<IdempotencyEntry>empty();
                 }
             }
-        }, null);
+        });
     }
 
     @Override
@@ -171,7 +171,7 @@ public final class PostgresIdempotencyBackend implements IdempotencyBackend {
                 ps.setInt(3, limit);
                 return countAfterBound(ps);
             }
-        }, null);
+        });
     }
 
     private static IdempotencyEntry entry(ResultSet rs) throws SQLException {

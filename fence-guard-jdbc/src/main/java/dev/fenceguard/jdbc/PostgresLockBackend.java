@@ -28,7 +28,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
@@ -55,11 +54,12 @@ import javax.sql.DataSource;
  * {@code set_config('statement_timeout', ..)} are set, local to the statement's transaction, to the
  * time the call has left, so a row lock held by another connection cannot hold the call past its
  * timeout (PostgreSQL cancels the statement with SQLSTATE 55P03 or 57014, reported as
- * {@link ErrorCode#TIMEOUT}). The returned stage fails with {@code TIMEOUT} at the timeout whatever the
- * server does; a call still running half a second later has its connection aborted
- * ({@link java.sql.Connection#abort}), so a server that stopped answering pins neither a thread nor a
- * pool connection. A grant that arrives after its call timed out is released. Waiting for a pool
- * connection counts against the timeout too.
+ * {@link ErrorCode#TIMEOUT}). The stage completes with what the server answered; a call still running
+ * half a second after its timeout has its connection aborted ({@link java.sql.Connection#abort}, on
+ * fence-guard's one timer thread), so a server that stopped answering pins neither a thread nor a pool
+ * connection. Waiting for a pool connection counts against the timeout too: a call whose time ran out
+ * before it was sent fails with {@code TIMEOUT} without sending. Ending the caller's wait at the timeout
+ * and releasing a grant that arrives after it are the lock client's (see {@link LockBackend}).
  *
  * <p>Connections come from the {@link DataSource} for one call each; if the pool hands them out with
  * auto-commit off, the backend commits. Instances are immutable and thread-safe.
@@ -136,22 +136,22 @@ public final class PostgresLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), acquireOp, timeout, acquireWork(key.value(), lockId, ttl), undoLateGrant(key, lockId, timeout));
+        return calls.submit(key.value(), acquireOp, timeout, acquireWork(key.value(), lockId, ttl));
     }
 
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        return calls.submit(key.value(), releaseOp, timeout, releaseWork(key.value(), lockId), null);
+        return calls.submit(key.value(), releaseOp, timeout, releaseWork(key.value(), lockId));
     }
 
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), extendOp, timeout, extendWork(key.value(), lockId, ttl), null);
+        return calls.submit(key.value(), extendOp, timeout, extendWork(key.value(), lockId, ttl));
     }
 
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-        return calls.submit(key.value(), lookupOp, timeout, lookupWork(key.value(), key), null);
+        return calls.submit(key.value(), lookupOp, timeout, lookupWork(key.value(), key));
     }
 
     // The work of each call comes from these methods, which the warm-up runs too: each lambda is linked
@@ -192,7 +192,6 @@ public final class PostgresLockBackend implements LockBackend {
         return calls.submit(null, "warm-up on " + table, timeout, BoundedJdbc.rolledBack((c, left) -> {
             LockId holder = LockId.random();
             Duration ttl = Duration.ofSeconds(1);
-            undoLateGrant(WARM_UP_LOCK_KEY, holder, timeout); // links the lambda; a warm-up grant is never late
             // One answer that takes the server a moment, so that this thread waits on the socket once:
             // on a virtual thread (the default executor) the first such wait of the process starts the
             // JDK's I/O poller (several ms), which the first real call paid when the warm-up's own
@@ -206,7 +205,7 @@ public final class PostgresLockBackend implements LockBackend {
                     & lookupWork(WARM_UP_KEY, WARM_UP_LOCK_KEY).apply(c, left).isPresent()
                     & releaseWork(WARM_UP_KEY, holder).apply(c, left);
             return allRan;
-        }), null).thenApply(allRan -> null);
+        })).thenApply(allRan -> null);
     }
 
     /** The internal key of warm-ups: no {@link LockKey} is empty. */
@@ -280,10 +279,6 @@ public final class PostgresLockBackend implements LockBackend {
         return "PostgresLockBackend[" + table + ", " + strategy + ", " + executor + "]";
     }
 
-    /** A grant that arrives after its call timed out reached nobody: free it rather than leave it to its TTL. */
-    private Consumer<Optional<Grant>> undoLateGrant(LockKey key, LockId lockId, Duration timeout) {
-        return late -> late.ifPresent(grant -> BoundedJdbc.undoneLateGrant(release(key, lockId, timeout), key, lockId));
-    }
 
     /** Options for a {@link PostgresLockBackend}. Not thread-safe; {@link #build()} copies. */
     public static final class Builder {

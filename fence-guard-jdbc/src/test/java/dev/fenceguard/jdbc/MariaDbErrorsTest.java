@@ -126,8 +126,8 @@ class MariaDbErrorsTest {
                             e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
             holder.rollback();
         }
-        // If the server granted the timed-out call after all (the holder ended as the call gave up), that late
-        // grant is released by the backend, or expires after its 2 s: either way the key is had again.
+        // The server gave up (max_statement_time) and answered TIMEOUT, so nothing was granted; had it granted
+        // (the holder ending just as the call gave up), the grant would expire after its 2 s: the key is had again.
         LockClient client = LockClient.builder(backend).withMetrics(LockMetrics.none()).build();
         assertThat(client.acquire(key.value(), Duration.ofSeconds(5), Duration.ofSeconds(10))).as("free once the holder's transaction ended")
                 .isPresent();

@@ -1,6 +1,7 @@
 package dev.fenceguard.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
@@ -186,17 +187,26 @@ class PostgresCallsAreBoundedTest {
     }
 
     @Test
-    void aCallStillQueuedAtItsTimeoutFailsWithTimeoutAndIsNeverSent() throws Exception {
+    void aCallStillQueuedAtItsTimeoutTimesOutItsCallerAndIsNeverSent() throws Exception {
         pg.backend("queued");
         HeldExecutor held = new HeldExecutor();
         PostgresLockBackend backend = PostgresLockBackend.builder(pg.ds).withSchema(pg.schema.name()).withTable("queued")
                 .withExecutor(held).build();
+        Duration timeout = Duration.ofMillis(100);
+        LockClient client = LockClient.builder(backend).withMetrics(LockMetrics.none()).withCallTimeout(timeout).build();
 
-        CompletableFuture<?> call = backend.tryAcquire(LockKey.of("orders:queued"), LockId.random(), TTL, Duration.ofMillis(100))
+        // Sent first, so its deadline passes before the client's call below gives up.
+        CompletableFuture<?> direct = backend.tryAcquire(LockKey.of("orders:queued"), LockId.random(), TTL, timeout)
                 .toCompletableFuture();
+        assertThatThrownBy(() -> client.tryAcquire("orders:queued", TTL)).as("the client gives up at its timeout")
+                .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
+        assertThat(direct).as("the backend starts no timer of its own").isNotDone();
 
-        assertThat(failureOf(call)).isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
-        held.runAll(); // the executor frees up only now
+        held.runAll(); // the executor frees up only now, past both deadlines
+        assertThat(failureOf(direct)).as("the backend's answer").isInstanceOfSatisfying(FenceGuardException.class, e -> {
+            assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
+            assertThat(e.getMessage()).contains("could not be sent");
+        });
         assertThat(pg.one("SELECT count(*) FROM " + pg.q("queued"))).as("rows written").isEqualTo("0");
     }
 

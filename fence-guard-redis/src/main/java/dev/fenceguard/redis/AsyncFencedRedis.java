@@ -47,7 +47,7 @@ import java.util.function.Supplier;
  * be told to drop a command it was sent: it then runs whole or not at all, and judges the fence as
  * always, so a late write is never applied over a newer fence.
  *
- * <p>Stages complete on Lettuce's event loop (or, for a timeout, on the JDK's delay scheduler thread).
+ * <p>Stages complete on Lettuce's event loop (or, for a timeout, on the {@code fence-guard-timer} thread).
  * Chain non-blocking work only, or use the {@code *Async} methods of {@link CompletionStage}; in
  * particular, never call the blocking {@link FencedRedis} from such a callback: it would wait for an
  * answer the blocked event loop cannot deliver. Kotlin coroutines can {@code await()} these stages.
@@ -252,7 +252,7 @@ public final class AsyncFencedRedis {
 
     /** Bounded by the call timeout; the outcome is judged only once it is delivered, so a late reply counts nothing. */
     private <T> CompletableFuture<T> bounded(CompletableFuture<T> call, String key, String operation) {
-        return RedisHandle.bounded(call, space.timeout(), key, operation, null);
+        return RedisHandle.bounded(call, space.timeout(), key, operation);
     }
 
     private CompletableFuture<WriteOutcome> judged(CompletableFuture<List<Object>> call, String key, FenceToken fence,

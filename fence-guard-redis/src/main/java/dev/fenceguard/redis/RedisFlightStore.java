@@ -51,8 +51,8 @@ import java.util.function.Supplier;
  * poll, which is correct but costs each waiter up to one poll interval of the
  * {@link dev.fenceguard.core.singleflight.Singleflight}. Build the entry from the client to be woken at once.
  *
- * <p>Calls are bounded by their timeout without holding a thread. Closing the {@link FenceGuardRedis}
- * closes the pub/sub connection. Thread-safe.
+ * <p>Calls hold no thread; the {@code Singleflight} ends a caller's wait at its call timeout. Closing the
+ * {@link FenceGuardRedis} closes the pub/sub connection. Thread-safe.
  *
  * @since 0.1
  */
@@ -92,38 +92,34 @@ public final class RedisFlightStore implements FlightStore {
 
     @Override
     public CompletionStage<Optional<FlightResult>> read(LockKey key, Duration timeout) {
-        CompletableFuture<Optional<FlightResult>> call = redis.multi(READ, key.value(), new String[] {resultKey(key)})
+        return redis.multi(READ, key.value(), new String[] {resultKey(key)})
                 .thenApply(reply -> reply.isEmpty() ? Optional.empty() : Optional.of(decode(key, (String) reply.get(0))));
-        return RedisHandle.bounded(call, timeout, key.value(), "singleflight read", null);
     }
 
     @Override
     public CompletionStage<FlightStart> begin(LockKey key, long fence, Duration timeout) {
-        CompletableFuture<FlightStart> call = redis.multi(BEGIN, key.value(), keys(key), Long.toString(fence))
+        return redis.multi(BEGIN, key.value(), keys(key), Long.toString(fence))
                 .thenApply(reply -> switch ((String) reply.get(0)) {
                     case "retained" -> new FlightStart.Retained(decode(key, (String) reply.get(1)));
                     case "superseded" -> new FlightStart.Superseded(Long.parseLong((String) reply.get(1)));
                     case "started" -> new FlightStart.Started();
                     default -> throw new FenceGuardException(ErrorCode.INTERNAL, key.value(), "unexpected begin reply " + reply.get(0));
                 });
-        return RedisHandle.bounded(call, timeout, key.value(), "singleflight begin", null);
     }
 
     @Override
     public CompletionStage<WriteOutcome> publish(LockKey key, long fence, byte[] result, Duration retention, Duration timeout) {
         String resource = "redis key " + resultKey(key);
         String value = fence + ":" + Base64.getEncoder().encodeToString(result);
-        CompletableFuture<WriteOutcome> call = redis.multi(PUBLISH, key.value(), keys(key), Long.toString(fence), value,
+        return redis.multi(PUBLISH, key.value(), keys(key), Long.toString(fence), value,
                 Long.toString(retention.toMillis()), channel, key.value())
                 .thenApply(reply -> ((Long) reply.get(0)) == 1L ? new WriteOutcome.Applied(resource, fence)
                         : new WriteOutcome.Stale(resource, fence, Long.parseLong((String) reply.get(1)), FencePolicy.SAME_OR_NEWER));
-        return RedisHandle.bounded(call, timeout, key.value(), "singleflight publish", null);
     }
 
     @Override
     public CompletionStage<Void> wake(LockKey key, Duration timeout) {
-        CompletableFuture<Void> call = redis.multi(WAKE, key.value(), new String[0], channel, key.value()).thenApply(reply -> null);
-        return RedisHandle.bounded(call, timeout, key.value(), "singleflight wake", null);
+        return redis.multi(WAKE, key.value(), new String[0], channel, key.value()).thenApply(reply -> null);
     }
 
     @Override

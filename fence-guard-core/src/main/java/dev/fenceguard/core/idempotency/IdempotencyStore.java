@@ -7,6 +7,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.StaleFenceException;
+import dev.fenceguard.core.internal.BoundedStores;
 import dev.fenceguard.core.internal.Checks;
 import dev.fenceguard.core.internal.EventPublisher;
 import dev.fenceguard.core.spi.IdempotencyBackend;
@@ -67,6 +68,8 @@ public final class IdempotencyStore {
     public static final int MAX_PURGE_BATCH = 10_000;
 
     private final IdempotencyBackend backend;
+    /** {@link #backend} with every call bounded by the call timeout here: the store's server gives up, we stop waiting. */
+    private final IdempotencyBackend calls;
     private final Duration retention;
     private final Duration callTimeout;
     /** Where every answer given without running the work goes; the meters subscribe there. */
@@ -74,6 +77,7 @@ public final class IdempotencyStore {
 
     private IdempotencyStore(Builder b) {
         this.backend = b.backend;
+        this.calls = BoundedStores.idempotency(b.backend);
         this.retention = b.retention;
         this.callTimeout = b.callTimeout;
         this.events = IdempotencyEvent.publisher(b.metrics);
@@ -171,7 +175,7 @@ public final class IdempotencyStore {
      * @throws IllegalArgumentException if the key is invalid (before any I/O)
      */
     public CompletionStage<Optional<IdempotencyEntry>> lookup(String key) {
-        return backend.lookup(LockKey.of(key), callTimeout);
+        return calls.lookup(LockKey.of(key), callTimeout);
     }
 
     /**
@@ -185,7 +189,7 @@ public final class IdempotencyStore {
         if (maxEntries < 1 || maxEntries > MAX_PURGE_BATCH) {
             throw new IllegalArgumentException("maxEntries must be 1 to " + MAX_PURGE_BATCH + ", was " + maxEntries);
         }
-        return backend.purge(maxEntries, callTimeout);
+        return calls.purge(maxEntries, callTimeout);
     }
 
     @Override
@@ -213,7 +217,7 @@ public final class IdempotencyStore {
 
     /** The claim; empty if this call now holds the key and must run the work, else how the call ends. */
     private <T> CompletionStage<Optional<IdempotencyResult<T>>> claim(Call<T> call) {
-        return backend.claim(call.lockKey, call.fingerprint.hex(), call.fence.value(), call.ttl, retention, callTimeout)
+        return calls.claim(call.lockKey, call.fingerprint.hex(), call.fence.value(), call.ttl, retention, callTimeout)
                 .thenApply(entry -> answer(call, entry));
     }
 
@@ -258,7 +262,7 @@ public final class IdempotencyStore {
             // Nothing can be recorded for this result: let the next attempt run it again.
             return recordFailure(call, e);
         }
-        return backend.record(call.lockKey, call.fence.value(), IdempotencyState.COMPLETED, bytes, retention, callTimeout)
+        return calls.record(call.lockKey, call.fence.value(), IdempotencyState.COMPLETED, bytes, retention, callTimeout)
                 .thenApply(refused -> {
                     if (refused.isPresent()) {
                         throw stale(call, refused.getAsLong());
@@ -274,7 +278,7 @@ public final class IdempotencyStore {
         if (reason.length > MAX_RESULT_BYTES) {
             reason = java.util.Arrays.copyOf(reason, MAX_RESULT_BYTES);
         }
-        return backend.record(call.lockKey, call.fence.value(), fin ? IdempotencyState.FAILED_FINAL : IdempotencyState.FAILED_RETRYABLE,
+        return calls.record(call.lockKey, call.fence.value(), fin ? IdempotencyState.FAILED_FINAL : IdempotencyState.FAILED_RETRYABLE,
                 reason, retention, callTimeout).handle((refused, recordError) -> {
                     if (recordError != null) {
                         error.addSuppressed(unwrap(recordError));

@@ -8,6 +8,7 @@ import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.TimeSource;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.BoundedStores;
 import dev.fenceguard.core.internal.Checks;
 import dev.fenceguard.core.internal.EventPublisher;
 import dev.fenceguard.core.internal.Redacted;
@@ -84,6 +85,8 @@ public final class Singleflight {
 
     private final AsyncLockClient locks;
     private final FlightStore store;
+    /** {@link #store} with every call bounded by the store timeout here: the store's server gives up, we stop waiting. */
+    private final FlightStore calls;
     private final String lockPrefix;
     private final Duration maxWait;
     private final Duration pollInterval;
@@ -98,6 +101,7 @@ public final class Singleflight {
     private Singleflight(Builder b) {
         this.locks = b.locks;
         this.store = b.store;
+        this.calls = BoundedStores.flights(b.store);
         this.lockPrefix = b.lockPrefix;
         this.maxWait = b.maxWait;
         this.pollInterval = b.pollInterval;
@@ -327,7 +331,7 @@ public final class Singleflight {
             synchronized (this) {
                 pokesSeen = pokes;
             }
-            store.read(key, storeTimeout).whenComplete((found, error) -> {
+            calls.read(key, storeTimeout).whenComplete((found, error) -> {
                 if (error != null) {
                     out.completeExceptionally(unwrap(error));
                 } else if (found.isPresent()) {
@@ -385,11 +389,11 @@ public final class Singleflight {
 
         private CompletionStage<Led> underLease(Lease lease) {
             long fence = lease.fence().value();
-            return store.begin(key, fence, storeTimeout).thenCompose(start -> switch (start) {
+            return calls.begin(key, fence, storeTimeout).thenCompose(start -> switch (start) {
                 case FlightStart.Retained r -> CompletableFuture.completedFuture(new Led.Retained(r.result()));
                 case FlightStart.Superseded s -> CompletableFuture.completedFuture(new Led.Superseded(s.newest()));
                 case FlightStart.Started s -> work.apply(lease).thenCompose(bytes ->
-                        store.publish(key, fence, bytes, retention, storeTimeout).thenApply(outcome -> switch (outcome) {
+                        calls.publish(key, fence, bytes, retention, storeTimeout).thenApply(outcome -> switch (outcome) {
                             case WriteOutcome.Applied a -> (Led) new Led.Published(bytes);
                             case WriteOutcome.Stale st -> new Led.Superseded(st.currentFence());
                             case WriteOutcome.NotFound n -> throw new FenceGuardException(ErrorCode.INTERNAL, key.value(),
@@ -518,7 +522,7 @@ public final class Singleflight {
         }
 
         private void wakeOthers() {
-            store.wake(key, storeTimeout).whenComplete((v, error) -> {
+            calls.wake(key, storeTimeout).whenComplete((v, error) -> {
                 if (error != null) {
                     log.debug("singleflight '{}': could not wake the waiters ({}); they look again at their poll interval", key,
                             Redacted.describe(error));
