@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <pre>{@code
  * FlightStore store = FirestoreFlightStore.builder(db).build();
- * Singleflight flights = Singleflight.builder(lockClient.async(), store).build();
+ * Singleflight flights = Singleflight.builder(lockClient, store).build();
  * }</pre>
  *
  * <p><b>Document.</b> {@code <collection>/<id>} (ids as for locks: {@code "k"} + the escaped key, or a

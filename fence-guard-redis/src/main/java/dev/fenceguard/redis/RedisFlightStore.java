@@ -30,7 +30,7 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * try (RedisFlightStore store = RedisFlightStore.builder(redisClient).build()) {
- *     Singleflight flights = Singleflight.builder(lockClient.async(), store).build();
+ *     Singleflight flights = Singleflight.builder(lockClient, store).build();
  *     ...
  * }
  * }</pre>
