@@ -63,7 +63,7 @@ public final class SingleflightBenchmark {
                         .withFenceKeyPrefix(prefix + "fence:").withFlightKeyPrefix(prefix + "sf:").withMetrics(LockMetrics.none()).build();
                 stores.add(process);
                 locks.add(lc);
-                flights.add(Singleflight.builder(lc.async(), process.flightStore()).withMetrics(SingleflightMetrics.none()).build());
+                flights.add(Singleflight.builder(lc, process.flightStore()).withMetrics(SingleflightMetrics.none()).build());
             }
             System.out.printf(Locale.ROOT, "Redis %s (%s), %d bursts per side, %d processes x %d callers, work %d ms%n%n",
                     redis.info("server").lines().filter(l -> l.startsWith("redis_version:")).findFirst().orElse("?").substring(14),
@@ -75,7 +75,7 @@ public final class SingleflightBenchmark {
                 List<CompletableFuture<String>> answers = new ArrayList<>();
                 for (int c = 0; c < callers; c++) {
                     for (Singleflight f : flights) {
-                        answers.add(f.runAsync(key, ttl, ResultCodec.utf8(), lease -> CompletableFuture.supplyAsync(
+                        answers.add(f.async().run(key, ttl, ResultCodec.utf8(), lease -> CompletableFuture.supplyAsync(
                                 () -> compute(computed, workMillis), r -> Thread.ofVirtual().start(r)))
                                 .toCompletableFuture());
                     }

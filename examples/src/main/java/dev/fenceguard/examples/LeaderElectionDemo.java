@@ -71,7 +71,7 @@ public final class LeaderElectionDemo {
                         .withBackoff(Duration.ofMillis(20), Duration.ofMillis(200)).build();
                 BlockingQueue<String> events = new LinkedBlockingQueue<>();
                 Node[] self = new Node[1];
-                LeaderElection election = LeaderElection.builder(locks.async(), "invoice-scheduler")
+                LeaderElection election = LeaderElection.builder(locks, "invoice-scheduler")
                         .withTtl(Duration.ofSeconds(2)).withRetryDelay(Duration.ofMillis(200))
                         .onEvents(new LeadershipListener() {
                             @Override

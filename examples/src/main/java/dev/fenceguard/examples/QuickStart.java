@@ -1,10 +1,10 @@
 package dev.fenceguard.examples;
 
 import dev.fenceguard.core.FenceToken;
-import dev.fenceguard.core.IdempotencyKey;
-import dev.fenceguard.core.IdempotencyKey.Profile;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.idempotency.IdempotencyKey.Profile;
+import dev.fenceguard.core.idempotency.IdempotencyKey;
 import dev.fenceguard.jdbc.Assignments;
 import dev.fenceguard.jdbc.FencedTable;
 import dev.fenceguard.jdbc.PostgresLockBackend;

@@ -53,7 +53,7 @@ public final class SingleflightDemo {
                         .withFenceKeyPrefix(prefix + "fence:").withFlightKeyPrefix(prefix + "sf:").withMetrics(LockMetrics.none()).build();
                 PausableBackend link = new PausableBackend(redis.lockBackend());
                 LockClient lockClient = LockClient.builder(link).withMetrics(LockMetrics.none()).build();
-                nodes.add(new Node(name, redis, link, Singleflight.builder(lockClient.async(), redis.flightStore())
+                nodes.add(new Node(name, redis, link, Singleflight.builder(lockClient, redis.flightStore())
                         .withMetrics(SingleflightMetrics.none()).build()));
             }
             out.println("singleflight demo on Redis at " + uri + ": three nodes, one slow rate provider");
@@ -64,7 +64,7 @@ public final class SingleflightDemo {
             List<CompletableFuture<String>> requests = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 for (Node n : nodes) {
-                    requests.add(n.flights().runAsync("rates:2026-11-23", Duration.ofSeconds(5), ResultCodec.utf8(), lease -> {
+                    requests.add(n.flights().async().run("rates:2026-11-23", Duration.ofSeconds(5), ResultCodec.utf8(), lease -> {
                         providerCalls.incrementAndGet();
                         called.countDown();
                         return provider; // the provider answers when the demo says so
@@ -85,7 +85,7 @@ public final class SingleflightDemo {
             Node fresh = nodes.get(1);
             CompletableFuture<String> stalled = new CompletableFuture<>();
             CompletableFuture<Lease> zombieLease = new CompletableFuture<>();
-            CompletableFuture<String> zombieCaller = zombie.flights().runAsync("rates:2026-11-24", Duration.ofSeconds(1),
+            CompletableFuture<String> zombieCaller = zombie.flights().async().run("rates:2026-11-24", Duration.ofSeconds(1),
                     ResultCodec.utf8(), lease -> {
                         zombie.link().pause(); // the GC pause starts while it computes: no renewals
                         zombieLease.complete(lease);

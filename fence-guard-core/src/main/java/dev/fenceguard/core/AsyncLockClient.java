@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * AsyncLockClient locks = LockClient.builder(backend).build().async();
  * locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5),
- *         lease -> orders.updateAsync(42, newState, lease.fence()))
- *      .thenAccept(result -> ...);
+ *         lease -> redis.async().set("order:42:status", lease.fence(), "paid"))
+ *      .thenAccept(outcome -> ...);
  * }</pre>
  *
  * <p>Invalid arguments throw {@link IllegalArgumentException} (or {@link NullPointerException}) at
@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  *
  * @since 0.1
  */
-public final class AsyncLockClient implements Lease.Owner {
+public final class AsyncLockClient {
 
     private static final Logger log = LoggerFactory.getLogger(LockClient.class);
     static final String WARM_UP = "warm-up";
@@ -639,8 +639,7 @@ public final class AsyncLockClient implements Lease.Owner {
     }
 
     /** {@link Lease#close()}: releases and waits at most the release timeout (the call is bounded by it). */
-    @Override
-    public void closeQuietly(Lease lease) {
+    void closeQuietly(Lease lease) {
         try {
             Calls.await(releaseInternal(lease));
         } catch (InterruptedException e) {

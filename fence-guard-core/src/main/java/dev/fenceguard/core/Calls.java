@@ -1,12 +1,10 @@
 package dev.fenceguard.core;
 
+import dev.fenceguard.core.internal.Stages;
 import dev.fenceguard.core.internal.Timer;
 import java.time.Duration;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -50,48 +48,25 @@ final class Calls {
 
     /** The exception inside a stage's completion wrapper. */
     static Throwable unwrap(Throwable error) {
-        return Timer.unwrap(error);
+        return Stages.unwrap(error);
     }
 
-    /**
-     * Waits for {@code future} (which is bounded by its own timers) and returns its value or throws its
-     * exception unwrapped. An interrupt cancels the future, so nothing acquired for it is kept.
-     */
+    /** See {@link Stages#await}. */
     static <T> T await(CompletableFuture<T> future) throws InterruptedException {
-        try {
-            return future.get();
-        } catch (InterruptedException e) {
-            future.cancel(false);
-            throw e;
-        } catch (ExecutionException e) {
-            throw rethrow(unwrap(e));
-        } catch (CancellationException e) {
-            throw e;
-        }
+        return Stages.await(future);
     }
 
-    /** {@link #await} for calls that cannot be interrupted in their API: keeps the interrupt flag and fails. */
+    /** See {@link Stages#awaitUninterruptibly}. */
     static <T> T awaitUninterruptibly(CompletableFuture<T> future, LockKey key, String operation) {
-        return awaitUninterruptibly(future, key.value(), operation);
+        return Stages.awaitUninterruptibly(future, key.value(), operation);
     }
 
     /** {@link #awaitUninterruptibly(CompletableFuture, LockKey, String)} for a call about no key ({@code key} null). */
     static <T> T awaitUninterruptibly(CompletableFuture<T> future, String key, String operation) {
-        try {
-            return await(future);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new FenceGuardException(ErrorCode.TIMEOUT, key, operation + " was interrupted while waiting", e);
-        }
+        return Stages.awaitUninterruptibly(future, key, operation);
     }
 
     static RuntimeException rethrow(Throwable e) {
-        if (e instanceof RuntimeException r) {
-            return r;
-        }
-        if (e instanceof Error err) {
-            throw err;
-        }
-        return new CompletionException(e);
+        return Stages.rethrow(e);
     }
 }

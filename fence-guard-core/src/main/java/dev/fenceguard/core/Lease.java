@@ -18,7 +18,7 @@ import java.util.concurrent.CompletionStage;
  *
  * <pre>{@code
  * try (Lease lease = client.acquire("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5)).orElseThrow()) {
- *     orders.update(42, newState, lease.fence());   // the resource checks the fence
+ *     orders.on(dataSource).update(42L, lease.fence(), Assignments.of("status", "paid")).orThrow(); // the resource checks the fence
  * }
  * }</pre>
  *
@@ -28,13 +28,8 @@ public final class Lease implements AutoCloseable {
 
     enum State { HELD, RELEASED, LOST }
 
-    /** What a lease needs of the client that issued it: a way to be released. */
-    interface Owner {
-        /** Releases {@code lease}, bounded in time; never throws. */
-        void closeQuietly(Lease lease);
-    }
-
-    private final Owner owner;
+    /** The client that issued this lease: it releases it. */
+    private final AsyncLockClient owner;
     private final TimeSource time;
     private final LockKey key;
     private final LockId lockId;
@@ -50,9 +45,9 @@ public final class Lease implements AutoCloseable {
     private volatile long deadlineNanos;
     /** The withLock this lease serves, if any: the parent of its renewals and release, told of its loss. */
     private volatile WithLockRun run;
-    private final CompletableFuture<LockMetrics.LossCause> lost = new CompletableFuture<>();
+    private final CompletableFuture<LossCause> lost = new CompletableFuture<>();
 
-    Lease(Owner owner, TimeSource time, LockKey key, LockId lockId, FenceToken fence, Duration ttl,
+    Lease(AsyncLockClient owner, TimeSource time, LockKey key, LockId lockId, FenceToken fence, Duration ttl,
             Instant expiresAt, long sentAtNanos) {
         this.owner = owner;
         this.time = time;
@@ -126,7 +121,7 @@ public final class Lease implements AutoCloseable {
      *
      * @since 0.1
      */
-    public CompletionStage<LockMetrics.LossCause> whenLost() {
+    public CompletionStage<LossCause> whenLost() {
         return lost.minimalCompletionStage();
     }
 
@@ -149,7 +144,7 @@ public final class Lease implements AutoCloseable {
 
     // --- used by the client and its renewer ---
 
-    Owner owner() {
+    AsyncLockClient owner() {
         return owner;
     }
 
@@ -244,7 +239,7 @@ public final class Lease implements AutoCloseable {
     }
 
     /** Completes {@link #whenLost()}; called once the loss has been counted and reported. */
-    void signalLost(LockMetrics.LossCause why) {
+    void signalLost(LossCause why) {
         lost.complete(why);
     }
 

@@ -99,7 +99,7 @@ final class LeaseRenewer {
         Duration left = lease.remaining();
         if (left.isZero()) {
             Throwable last = r == null ? null : r.lastError;
-            lost(lease, last, last == null ? LockMetrics.LossCause.EXPIRED : LockMetrics.LossCause.UNREACHABLE);
+            lost(lease, last, last == null ? LossCause.EXPIRED : LossCause.UNREACHABLE);
             AsyncLockClient.end(observed, null, "lost");
             return CompletableFuture.completedFuture(false);
         }
@@ -116,7 +116,7 @@ final class LeaseRenewer {
             }
             if (expiry.isEmpty()) {
                 AsyncLockClient.end(observed, null, "lost");
-                lost(lease, null, LockMetrics.LossCause.TAKEN_OVER);
+                lost(lease, null, LossCause.TAKEN_OVER);
                 return false;
             }
             if (!lease.extended(expiry.get(), sent, ttl)) {
@@ -162,7 +162,7 @@ final class LeaseRenewer {
             return; // already lost or released: this answer changes nothing
         }
         if (!lease.isValid()) {
-            lost(lease, e, LockMetrics.LossCause.UNREACHABLE);
+            lost(lease, e, LossCause.UNREACHABLE);
         }
     }
 
@@ -170,7 +170,7 @@ final class LeaseRenewer {
      * Declares {@code lease} lost, once: stops renewing it and publishes the loss, which the meters, the
      * {@code withLock} run, the log, the listener and {@link Lease#whenLost()} hear, in that order.
      */
-    void lost(Lease lease, Throwable cause, LockMetrics.LossCause why) {
+    void lost(Lease lease, Throwable cause, LossCause why) {
         if (!lease.markLost()) {
             return; // released or already lost
         }
@@ -201,7 +201,7 @@ final class LeaseRenewer {
             if (lease.remaining().isZero()) {
                 Throwable last = r.lastError;
                 lost(lease, last != null ? last : new FenceGuardException(ErrorCode.TIMEOUT, lease.key().value(),
-                        "no renewal answered before the lease's local deadline"), LockMetrics.LossCause.UNREACHABLE);
+                        "no renewal answered before the lease's local deadline"), LossCause.UNREACHABLE);
             } else {
                 armWatchdog(lease, r); // the deadline moved meanwhile
             }

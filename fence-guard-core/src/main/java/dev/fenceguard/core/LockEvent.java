@@ -42,7 +42,7 @@ sealed interface LockEvent {
      * A held lease was declared lost after {@code heldFor}; {@code error} is the last renewal error, or null if
      * the backend said the lease is gone.
      */
-    record Lost(Lease lease, Throwable error, LockMetrics.LossCause cause, Duration heldFor) implements LockEvent {
+    record Lost(Lease lease, Throwable error, LossCause cause, Duration heldFor) implements LockEvent {
         @Override
         public LockKey key() {
             return lease.key();

@@ -36,16 +36,6 @@ public interface LockMetrics {
     /** A fenced write to {@code resourceType} was rejected as stale. */
     void staleWriteRejected(String resourceType);
 
-    /** Why a lease was declared lost. */
-    enum LossCause {
-        /** The backend answered that it no longer holds the lease for us (it expired there, or was taken over). */
-        TAKEN_OVER,
-        /** Renewals failed or went unanswered until the lease's local deadline. */
-        UNREACHABLE,
-        /** The local deadline had passed before a renewal could be sent. */
-        EXPIRED
-    }
-
     /** A lease was declared lost while it was held: the event a fencing library exists for. */
     default void leaseLost(String backend, LossCause cause) {}
 

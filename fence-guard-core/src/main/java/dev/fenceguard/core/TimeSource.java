@@ -12,7 +12,7 @@ import java.util.concurrent.FutureTask;
  * must never be fooled by wall-clock jumps), sleeping, and timers (for backoff, renewal and call
  * deadlines, which never hold a thread while they wait).
  *
- * <p>{@link #system()} is the real thing; {@link ManualTimeSource} lets tests move time by hand.
+ * <p>{@link #system()} is the real thing; fence-guard-testkit's {@code ManualTimeSource} lets tests move time by hand.
  * Implementations must be thread-safe.
  *
  * @since 0.1

@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <pre>{@code
  * FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(db).build();
- * Singleflight flights = Singleflight.builder(lockClient.async(), fenceGuard.flightStore()).build();
+ * Singleflight flights = Singleflight.builder(lockClient, fenceGuard.flightStore()).build();
  * }</pre>
  *
  * <p><b>Document.</b> {@code <collection>/<id>} (ids as for locks: {@code "k"} + the escaped key, or a

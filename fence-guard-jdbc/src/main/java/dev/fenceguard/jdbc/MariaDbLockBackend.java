@@ -7,6 +7,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
@@ -98,8 +99,8 @@ public final class MariaDbLockBackend implements LockBackend {
         String expiry = "@fg_now + INTERVAL ? MICROSECOND";
         // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks; UNIX_TIMESTAMP(NOW(6)) is an exact decimal. The floor
         // may lag the write by the wait: it only has to grow with time, the counter keeps fences rising.
-        String floor = "FLOOR((UNIX_TIMESTAMP(NOW(6)) * 1000000 - " + FenceStrategy.EPOCH_MILLIS * 1000 + ") / "
-                + FenceStrategy.MICROS_PER_FENCE + ")";
+        String floor = "FLOOR((UNIX_TIMESTAMP(NOW(6)) * 1000000 - " + ClockFloor.EPOCH_MILLIS * 1000 + ") / "
+                + ClockFloor.MICROS_PER_FENCE + ")";
         String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
         String nextFence = strategy == FenceStrategy.DENSE ? "fence + 1" : "GREATEST(fence + 1, " + floor + ")";
         String free = "(lock_id IS NULL OR expires_at <= @fg_now)";

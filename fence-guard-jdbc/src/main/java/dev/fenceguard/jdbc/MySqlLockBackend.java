@@ -7,6 +7,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
@@ -118,7 +119,7 @@ public final class MySqlLockBackend implements LockBackend {
         // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks, from an exact integer (no session time zone involved). It
         // uses the statement's start: one value for the whole statement, and the floor only has to grow with time.
         String nowMicros = "TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
-        String floor = "((" + nowMicros + " - " + FenceStrategy.EPOCH_MILLIS * 1000 + ") DIV " + FenceStrategy.MICROS_PER_FENCE + ")";
+        String floor = "((" + nowMicros + " - " + ClockFloor.EPOCH_MILLIS * 1000 + ") DIV " + ClockFloor.MICROS_PER_FENCE + ")";
         String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
         String nextFence = strategy == FenceStrategy.DENSE ? "fence + 1" : "GREATEST(fence + 1, " + floor + ")";
         String fenceLeft = nextFence + " <= " + FenceToken.MAX_VALUE;

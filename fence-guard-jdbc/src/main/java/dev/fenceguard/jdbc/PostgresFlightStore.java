@@ -29,7 +29,7 @@ import javax.sql.DataSource;
  * <pre>{@code
  * FenceGuardMigrations.singleflightBuilder(dataSource).migrate();  // public.fence_guard_flights
  * try (PostgresFlightStore store = PostgresFlightStore.builder(dataSource).build()) {
- *     Singleflight flights = Singleflight.builder(lockClient.async(), store).build();
+ *     Singleflight flights = Singleflight.builder(lockClient, store).build();
  *     ...
  * }
  * }</pre>

@@ -13,6 +13,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
@@ -90,8 +91,8 @@ public final class PostgresLockBackend implements LockBackend {
         this.table = '"' + b.schema + "\".\"" + b.table + '"'; // validated identifiers
         String expiry = "clock_timestamp() + (?::bigint * interval '1 millisecond')";
         // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks (extract: exact numeric on 14+, a double good to ~1 µs on 13).
-        String floor = "floor((extract(epoch from clock_timestamp()) * 1000000 - " + FenceStrategy.EPOCH_MILLIS * 1000
-                + ") / " + FenceStrategy.MICROS_PER_FENCE + ")::bigint";
+        String floor = "floor((extract(epoch from clock_timestamp()) * 1000000 - " + ClockFloor.EPOCH_MILLIS * 1000
+                + ") / " + ClockFloor.MICROS_PER_FENCE + ")::bigint";
         String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
         String nextFence = strategy == FenceStrategy.DENSE ? "l.fence + 1" : "GREATEST(l.fence + 1, " + floor + ")";
         this.acquireSql = BOUND + "INSERT INTO " + table + " AS l (lock_key, fence, lock_id, expires_at, acquired_at) "

@@ -12,6 +12,7 @@ import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.TestPostgres;
@@ -75,7 +76,7 @@ class PostgresLockBackendTest {
     void clockFlooredFencesStayAboveEverythingIssuedEvenAfterTheCounterIsLost() throws Exception {
         BlockingBackend floored = BlockingBackend.of(pg.backend("floored").withFenceStrategy(FenceStrategy.CLOCK_FLOORED).build());
         LockKey key = LockKey.of("k");
-        long before = FenceStrategy.floorAt(Instant.now().minusSeconds(60).toEpochMilli());
+        long before = ClockFloor.floorAt(Instant.now().minusSeconds(60).toEpochMilli());
         long last = 0;
         for (int i = 0; i < 5; i++) {
             LockId id = LockId.random();
@@ -127,8 +128,8 @@ class PostgresLockBackendTest {
             assertThat(before).as("round %d, before the loss", round).isGreaterThan(last);
             assertThat(after).as("round %d, first fence after the loss", round).isGreaterThan(before);
             // A floor by whole milliseconds would have repeated the fence here.
-            assertThat(after / FenceStrategy.PER_MILLISECOND).as("round %d, same server millisecond", round)
-                    .isEqualTo(before / FenceStrategy.PER_MILLISECOND);
+            assertThat(after / ClockFloor.PER_MILLISECOND).as("round %d, same server millisecond", round)
+                    .isEqualTo(before / ClockFloor.PER_MILLISECOND);
             last = after;
             pg.exec("UPDATE " + clock + " SET t = t + interval '10 microseconds'");
         }

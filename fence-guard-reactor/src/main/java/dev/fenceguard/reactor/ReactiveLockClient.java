@@ -26,13 +26,13 @@ import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
 /**
- * The {@link Mono} face of an {@link AsyncLockClient}: the same operations, each a lazy {@code Mono}
+ * The {@link Mono} face of a {@link LockClient}, over its {@link AsyncLockClient}: the same operations, each a lazy {@code Mono}
  * that does nothing until subscribed and never blocks a thread. Every Mono is a thin wrapper over the
  * asynchronous client, so validation, call timeouts, backoff, renewal, loss reporting, metrics and
  * logging are the ones of {@link LockClient}; this class adds no lock logic of its own.
  *
  * <pre>{@code
- * ReactiveLockClient locks = ReactiveLockClient.of(LockClient.builder(backend).build().async());
+ * ReactiveLockClient locks = ReactiveLockClient.of(LockClient.builder(backend).build());
  *
  * Mono<Order> saved = locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5),
  *         lease -> orders.save(order.withFence(lease.fence())));   // a Mono<Order>; renewed while it runs
@@ -84,14 +84,14 @@ public final class ReactiveLockClient {
     }
 
     /**
-     * The Mono face of {@code async}; it shares that client's settings, leases and renewer. Get
-     * {@code async} from {@link LockClient#async()}.
+     * The Mono face of {@code locks}; it shares that client's settings, leases and renewer (through its
+     * {@linkplain LockClient#async() asynchronous face}).
      *
-     * @throws NullPointerException if {@code async} is null
+     * @throws NullPointerException if {@code locks} is null
      * @since 0.1
      */
-    public static ReactiveLockClient of(AsyncLockClient async) {
-        return new ReactiveLockClient(Objects.requireNonNull(async, "async"));
+    public static ReactiveLockClient of(LockClient locks) {
+        return new ReactiveLockClient(Objects.requireNonNull(locks, "locks").async());
     }
 
     /**

@@ -29,7 +29,7 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * try (FenceGuardRedis redis = FenceGuardRedis.builder(redisClient).build()) {
- *     Singleflight flights = Singleflight.builder(lockClient.async(), redis.flightStore()).build();
+ *     Singleflight flights = Singleflight.builder(lockClient, redis.flightStore()).build();
  *     ...
  * }
  * }</pre>

@@ -7,6 +7,8 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.internal.ClockFloor;
+import dev.fenceguard.core.internal.Redacted;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.redis.internal.RedisErrors;
@@ -256,9 +258,9 @@ public final class RedisLockBackend implements LockBackend {
         // MAX_WAIT: a counter at most one millisecond ahead of the floor waits for it (see acquire.lua);
         // SPIN_LIMIT bounds that wait should the server clock stop or go back meanwhile.
         return Script.load("acquire", java.util.Map.of("FLOORED", strategy == FenceStrategy.CLOCK_FLOORED ? "true" : "false",
-                "EPOCH_US", Long.toString(FenceStrategy.EPOCH_MILLIS * 1000),
-                "US_PER_FENCE", Long.toString(FenceStrategy.MICROS_PER_FENCE),
-                "MAX_WAIT", Long.toString(FenceStrategy.PER_MILLISECOND), "SPIN_LIMIT", "100000",
+                "EPOCH_US", Long.toString(ClockFloor.EPOCH_MILLIS * 1000),
+                "US_PER_FENCE", Long.toString(ClockFloor.MICROS_PER_FENCE),
+                "MAX_WAIT", Long.toString(ClockFloor.PER_MILLISECOND), "SPIN_LIMIT", "100000",
                 "MAX_FENCE", Long.toString(FenceToken.MAX_VALUE)));
     }
 }

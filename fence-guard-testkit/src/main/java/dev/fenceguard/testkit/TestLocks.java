@@ -6,7 +6,6 @@ import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockListener;
 import dev.fenceguard.core.LockMetrics;
-import dev.fenceguard.core.ManualTimeSource;
 import dev.fenceguard.core.internal.Checks;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import dev.fenceguard.testkit.internal.SwitchableBackend;

@@ -114,11 +114,7 @@ public final class Timer {
 
     /** The exception inside a stage's completion wrapper. */
     public static Throwable unwrap(Throwable error) {
-        Throwable e = error;
-        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
+        return Stages.unwrap(error);
     }
 
     private static long nanos(Duration d) {

@@ -1,4 +1,4 @@
-package dev.fenceguard.core;
+package dev.fenceguard.core.idempotency;
 
 import dev.fenceguard.core.internal.Text;
 import java.nio.charset.StandardCharsets;

@@ -1,9 +1,9 @@
-package dev.fenceguard.core;
+package dev.fenceguard.core.idempotency;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.fenceguard.core.IdempotencyKey.Profile;
+import dev.fenceguard.core.idempotency.IdempotencyKey.Profile;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;

@@ -1,5 +1,6 @@
-package dev.fenceguard.core;
+package dev.fenceguard.core.internal;
 
+import dev.fenceguard.core.TimeSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -15,16 +16,13 @@ import java.util.concurrent.FutureTask;
  * a test that advances the clock sees every renewal, backoff retry and deadline of that stretch
  * already done. Thread-safe.
  *
- * <pre>{@code
- * ManualTimeSource time = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
- * InMemoryLockBackend backend = new InMemoryLockBackend(time);
- * LockClient client = LockClient.builder(backend).withTimeSource(time).build();
- * time.advance(Duration.ofSeconds(31));   // every 30 s lease is now expired
- * }</pre>
- *
- * @since 0.1
+ * <p><b>Why it lives here.</b> Users get it as {@code dev.fenceguard.testkit.ManualTimeSource}, a thin
+ * public face over this class: test helpers belong to fence-guard-testkit (docs/api.md). Core's own
+ * tests need the same clock but cannot depend on the testkit (it depends on core: a Maven cycle), and a
+ * copy in core's test sources would be a second implementation to keep in step. So the one
+ * implementation is here, in a package exported only to the testkit, and core's tests use it directly.
  */
-public final class ManualTimeSource implements TimeSource {
+public final class ManualClock implements TimeSource {
 
     private final Instant start;
     private long elapsedNanos;
@@ -41,7 +39,7 @@ public final class ManualTimeSource implements TimeSource {
     }
 
     /** A clock that reads {@code start} until advanced. */
-    public ManualTimeSource(Instant start) {
+    public ManualClock(Instant start) {
         this.start = Objects.requireNonNull(start, "start");
     }
 
