@@ -18,7 +18,7 @@ import java.util.Optional;
  * zombie's writes; pass {@link Lease#fence()} to a fenced-write helper on every write.
  *
  * <pre>{@code
- * LockClient locks = LockClient.builder(PostgresLockBackend.builder(dataSource).build()).build();
+ * LockClient locks = LockClient.builder(FenceGuardJdbc.builder(dataSource).build().lockBackend()).build();
  * locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5), lease ->
  *         orderWriter.update(connection, 42, newState, lease.fence()).orThrow());
  * }</pre>

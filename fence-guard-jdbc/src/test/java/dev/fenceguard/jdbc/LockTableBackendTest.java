@@ -14,6 +14,7 @@ import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.testing.MariaTestSupport;
 import dev.fenceguard.testkit.BlockingBackend;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -23,11 +24,11 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
-import java.util.function.Supplier;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -48,7 +48,7 @@ import org.junit.jupiter.api.Timeout;
  *
  * <pre>{@code
  * class PostgresIdempotencyContractTest extends IdempotencyBackendContract {
- *     protected IdempotencyBackend backend() { return PostgresIdempotencyBackend.builder(ds).build(); }
+ *     protected IdempotencyBackend backend() { return FenceGuardJdbc.builder(ds).build().idempotencyBackend(); }
  * }
  * }</pre>
  *

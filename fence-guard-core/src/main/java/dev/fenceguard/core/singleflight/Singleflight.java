@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * number of processes, one computes and the others get its result.
  *
  * <pre>{@code
- * Singleflight flights = Singleflight.builder(lockClient.async(), PostgresFlightStore.builder(dataSource).build())
+ * FenceGuardJdbc jdbc = FenceGuardJdbc.builder(dataSource).build();   // PostgreSQL; close() at shutdown
+ * Singleflight flights = Singleflight.builder(lockClient.async(), jdbc.flightStore())
  *         .withMaxWait(Duration.ofSeconds(30))
  *         .build();
  * String report = flights.run("report:2026-11", Duration.ofSeconds(20), ResultCodec.utf8(),

@@ -7,7 +7,7 @@ import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.firestore.FenceGuardFirestore;
 import dev.fenceguard.firestore.FencedFirestore;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
 import dev.fenceguard.redis.FenceGuardRedis;
 import dev.fenceguard.redis.FencedRedis;
 import dev.fenceguard.spring.jdbc.TransactionalFencedWrites;
@@ -54,7 +54,7 @@ public final class FenceGuardAutoConfiguration {
      * {@link Order} before the beans of this class, so that the selection below sees every candidate.)
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(PostgresLockBackend.class)
+    @ConditionalOnClass(FenceGuardJdbc.class)
     @ConditionalOnSingleCandidate(DataSource.class)
     @Order(1)
     static final class Postgres {
@@ -71,7 +71,7 @@ public final class FenceGuardAutoConfiguration {
 
     /** Fenced SQL writes that join the caller's Spring transaction. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass({PostgresLockBackend.class, DataSourceUtils.class})
+    @ConditionalOnClass({FenceGuardJdbc.class, DataSourceUtils.class})
     @ConditionalOnSingleCandidate(DataSource.class)
     @Order(2)
     static final class Jdbc {

@@ -27,7 +27,7 @@ public class FenceGuardProperties implements Validator {
 
     /** Which store holds the locks when the application has more than one. */
     public enum Backend {
-        /** A {@code PostgresLockBackend} over the application's {@code DataSource}. */
+        /** The PostgreSQL lock backend ({@code FenceGuardJdbc}) over the application's {@code DataSource}. */
         POSTGRESQL,
         /** A Redis lock backend over the application's Lettuce {@code RedisClient} or {@code LettuceConnectionFactory}. */
         REDIS,

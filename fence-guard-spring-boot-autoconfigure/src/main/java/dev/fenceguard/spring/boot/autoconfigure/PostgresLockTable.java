@@ -1,7 +1,7 @@
 package dev.fenceguard.spring.boot.autoconfigure;
 
 import dev.fenceguard.core.spi.LockBackend;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,11 +24,11 @@ final class PostgresLockTable {
 
     LockBackend createBackend() {
         FenceGuardProperties.Postgresql pg = properties.getPostgresql();
-        PostgresLockBackend.Builder builder = PostgresLockBackend.builder(dataSource);
+        FenceGuardJdbc.Builder builder = FenceGuardJdbc.builder(dataSource);
         Settings.apply("postgresql.schema", pg.getSchema(), builder::withSchema);
-        Settings.apply("postgresql.table", pg.getTable(), builder::withTable);
+        Settings.apply("postgresql.table", pg.getTable(), builder::withLockTable);
         Settings.apply("fence-strategy", properties.getFenceStrategy(), builder::withFenceStrategy);
-        LockBackend backend = builder.build();
+        LockBackend backend = builder.build().lockBackend();
         built = backend;
         return backend;
     }
