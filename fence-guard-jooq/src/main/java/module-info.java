@@ -3,7 +3,7 @@
  * {@link dev.fenceguard.jooq.FencedWriter}, on PostgreSQL, MariaDB and MySQL. The lock backends are in
  * fence-guard-jdbc, which needs no jOOQ.
  *
- * @since 0.3
+ * @since 0.1
  */
 module dev.fenceguard.jooq {
     requires transitive dev.fenceguard.core;
