@@ -18,6 +18,7 @@ module dev.fenceguard.spring.boot.autoconfigure {
     requires org.slf4j;
 
     requires static dev.fenceguard.jdbc;
+    requires static dev.fenceguard.jooq;
     requires static dev.fenceguard.redis;
     requires static dev.fenceguard.firestore;
     requires static dev.fenceguard.migrations;

@@ -1,7 +1,7 @@
 /**
  * fence-guard for Spring applications, with or without Spring Boot: the {@code @FencedLock} annotation
  * (turned on by {@code @EnableFencedLocks}, or by the Spring Boot auto-configuration) and fenced SQL
- * writes that join Spring-managed transactions. spring-jdbc, spring-tx and fence-guard-jdbc are read only
+ * writes that join Spring-managed transactions. spring-jdbc, spring-tx and fence-guard-jooq are read only
  * when the application's module graph has them.
  *
  * @since 0.1
@@ -14,7 +14,7 @@ module dev.fenceguard.spring {
     requires spring.aop;
     requires spring.expression;
 
-    requires static dev.fenceguard.jdbc;
+    requires static dev.fenceguard.jooq;
     requires static spring.jdbc;
     requires static spring.tx;
     requires static org.jooq;

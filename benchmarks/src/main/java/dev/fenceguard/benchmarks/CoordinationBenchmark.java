@@ -3,6 +3,7 @@ package dev.fenceguard.benchmarks;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.idempotency.Fingerprint;
@@ -15,9 +16,8 @@ import dev.fenceguard.core.leader.LeaderElection;
 import dev.fenceguard.core.leader.LeaderMetrics;
 import dev.fenceguard.core.leader.Leadership;
 import dev.fenceguard.core.leader.LeadershipListener;
-import dev.fenceguard.core.Lease;
-import dev.fenceguard.jdbc.PostgresIdempotencyBackend;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import java.sql.Connection;
@@ -71,7 +71,7 @@ public final class CoordinationBenchmark {
     private static void idempotency(String s, HikariDataSource pool, Harness h, int rounds) throws Exception {
         FenceGuardMigrations.idempotencyBuilder(pool).withSchema(s).withTable("idem").migrate();
         FenceGuardMigrations.idempotencyBuilder(pool).withSchema(s).withTable("idem_manual").migrate();
-        AsyncIdempotencyStore store = IdempotencyStore.builder(PostgresIdempotencyBackend.builder(pool).withSchema(s).withTable("idem").build())
+        AsyncIdempotencyStore store = IdempotencyStore.builder(FenceGuardJdbc.builder(pool).withSchema(s).withIdempotencyTable("idem").build().idempotencyBackend())
                 .withMetrics(IdempotencyMetrics.none()).build().async();
         ResultCodec<String> codec = ResultCodec.utf8();
         Fingerprint fp = Fingerprint.ofParts("charge", "4200", "EUR");
@@ -150,7 +150,7 @@ public final class CoordinationBenchmark {
 
     private static void election(String s, HikariDataSource pool, Harness h, int rounds) throws Exception {
         FenceGuardMigrations.builder(pool).withSchema(s).withTable("locks").migrate();
-        PostgresLockBackend backend = PostgresLockBackend.builder(pool).withSchema(s).withTable("locks").build();
+        LockBackend backend = FenceGuardJdbc.builder(pool).withSchema(s).withLockTable("locks").build().lockBackend();
         Semaphore elected = new Semaphore(0);
         LeadershipListener listener = new LeadershipListener() {
             @Override
@@ -185,7 +185,7 @@ public final class CoordinationBenchmark {
         held[0].close();
     }
 
-    private static LeaderElection candidate(PostgresLockBackend backend, LeadershipListener listener) {
+    private static LeaderElection candidate(LockBackend backend, LeadershipListener listener) {
         LockClient client = LockClient.builder(backend).withMetrics(LockMetrics.none())
                 .withBackoff(Duration.ofMillis(1), Duration.ofMillis(5)).build();
         return LeaderElection.builder(client, "bench-leader").withTtl(LONG).withRetryDelay(Duration.ofMillis(2))

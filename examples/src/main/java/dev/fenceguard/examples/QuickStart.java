@@ -5,9 +5,9 @@ import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.core.idempotency.IdempotencyKey.Profile;
 import dev.fenceguard.core.idempotency.IdempotencyKey;
-import dev.fenceguard.jdbc.Assignments;
-import dev.fenceguard.jdbc.FencedTable;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
+import dev.fenceguard.jooq.Assignments;
+import dev.fenceguard.jooq.FencedTable;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import java.io.PrintStream;
@@ -52,7 +52,7 @@ public final class QuickStart {
             WriteOutcome paid = payOrder42(pg.pool, pg.name, gateway, 4200).orElseThrow();
             out.println("1. withLock, charge, fenced update: " + paid + "; charges made: " + gateway.charges());
 
-            LockClient locks = LockClient.of(PostgresLockBackend.builder(pg.pool).withSchema(pg.name).build());
+            LockClient locks = LockClient.of(FenceGuardJdbc.builder(pg.pool).withSchema(pg.name).build().lockBackend());
             FencedTable orders = FencedTable.builder(pg.name, "orders", "id", "fence_token").build();
             WriteOutcome added = addItemToOrder42(locks, orders, pg.pool).orElseThrow();
             out.println("2. withLock, claim, read, fenced update: " + added);
@@ -81,7 +81,7 @@ public final class QuickStart {
             throws InterruptedException {
         // README.md: quick start (begin)
         FenceGuardMigrations.builder(dataSource).withSchema(schema).migrate();   // the lock table
-        LockClient locks = LockClient.of(PostgresLockBackend.builder(dataSource).withSchema(schema).build());
+        LockClient locks = LockClient.of(FenceGuardJdbc.builder(dataSource).withSchema(schema).build().lockBackend());
         FencedTable orders = FencedTable.builder(schema, "orders", "id", "fence_token").build();
 
         Optional<WriteOutcome> paid = locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5), lease -> {

@@ -2,14 +2,14 @@ package dev.fenceguard.examples;
 
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.jdbc.Assignments;
-import dev.fenceguard.jdbc.FencedTable;
+import dev.fenceguard.jooq.Assignments;
+import dev.fenceguard.jooq.FencedTable;
 import dev.fenceguard.testkit.FencedResourceProperties;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import java.util.Optional;
 import net.jqwik.api.lifecycle.AfterContainer;
-import org.jooq.impl.DSL;
 import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 
 /**
  * What a team adds to its own CI (docs/testing.md): the template, run against the team's own write

@@ -8,12 +8,12 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.internal.ClockFloor;
-import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
 import dev.fenceguard.jdbc.internal.MySqlErrors;
 import dev.fenceguard.jdbc.internal.MySqlLockRows;
+import dev.fenceguard.jdbc.internal.TableSettings;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,7 +21,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -31,10 +30,8 @@ import javax.sql.DataSource;
  * A lock backend on a MariaDB table (10.5 or newer; tested on 10.11), one row per lock key, with the
  * same contract as {@link PostgresLockBackend}.
  *
- * <pre>{@code
- * FenceGuardMigrations.builder(dataSource).withSchema("app").migrate();   // creates app.fence_guard_locks
- * LockClient locks = LockClient.of(MariaDbLockBackend.builder(dataSource).withSchema("app").build());
- * }</pre>
+ * Handed out by {@link FenceGuardJdbc#lockBackend()} on MariaDB, on a table created by
+ * {@code FenceGuardMigrations.builder(dataSource).withSchema("app").migrate()}.
  *
  * <p><b>One statement per operation.</b> Acquire is
  * {@code INSERT .. ON DUPLICATE KEY UPDATE .. RETURNING}: MariaDB's {@code RETURNING} (10.5+) hands back
@@ -77,7 +74,7 @@ import javax.sql.DataSource;
  *
  * @since 0.1
  */
-public final class MariaDbLockBackend implements LockBackend {
+final class MariaDbLockBackend implements LockBackend {
 
     private final Executor executor;
     private final BoundedJdbc calls;
@@ -88,11 +85,11 @@ public final class MariaDbLockBackend implements LockBackend {
     private final String extendSql;
     private final String lookupSql;
 
-    private MariaDbLockBackend(Builder b) {
-        this.executor = b.executor;
-        this.calls = new BoundedJdbc(b.dataSource, executor, MySqlErrors::map);
-        this.strategy = b.strategy;
-        this.table = '`' + b.schema + "`.`" + b.table + '`'; // validated identifiers
+    MariaDbLockBackend(TableSettings b) {
+        this.executor = b.executor();
+        this.calls = new BoundedJdbc(b.dataSource(), executor, MySqlErrors::map);
+        this.strategy = b.strategy();
+        this.table = b.backQuoted();
         // Time is read when the row is written, after any wait for its row lock: SYSDATE(6), not NOW(6) (the
         // statement's start). One reading per statement, kept in @fg_now for the later assignments, so that every
         // judgment and the new expiry of a statement use the same instant.
@@ -127,16 +124,6 @@ public final class MariaDbLockBackend implements LockBackend {
                 // is unchanged, and was refused for lacking exactly that.
                 + "RETURNING lock_id = ? AND expires_at > SYSDATE(6), expires_at";
         this.lookupSql = "SELECT fence, expires_at FROM " + table + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > SYSDATE(6)";
-    }
-
-    /**
-     * A builder for a backend on {@code dataSource}; defaults: table {@code fence_guard_locks} in the
-     * schema (database) {@code withSchema} names, {@link FenceStrategy#DENSE}, a virtual thread per call.
-     *
-     * @throws NullPointerException if {@code dataSource} is null
-     */
-    public static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource);
     }
 
     @Override
@@ -283,78 +270,5 @@ public final class MariaDbLockBackend implements LockBackend {
         String prefix = String.format(Locale.ROOT, "SET STATEMENT max_statement_time=%d.%03d, innodb_lock_wait_timeout=%d, "
                 + "time_zone='+00:00' FOR ", millis / 1000, millis % 1000, Math.max(1, (millis + 999) / 1000));
         return c.prepareStatement(prefix + sql);
-    }
-
-
-    /** Options for a {@link MariaDbLockBackend}. Not thread-safe; {@link #build()} copies. */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private String schema;
-        private String table = "fence_guard_locks";
-        private FenceStrategy strategy = FenceStrategy.DENSE;
-        private Executor executor = BoundedJdbc.VIRTUAL_THREADS;
-
-        private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        }
-
-        /**
-         * The schema (MariaDB: database) of the lock table; required, since MariaDB has no default schema
-         * a connection is sure to have.
-         *
-         * @throws IllegalArgumentException if not a plain SQL identifier
-         */
-        public Builder withSchema(String schema) {
-            this.schema = SqlIdentifiers.require("schema", schema);
-            return this;
-        }
-
-        /**
-         * The lock table; default {@code fence_guard_locks}.
-         *
-         * @throws IllegalArgumentException if not a plain SQL identifier
-         */
-        public Builder withTable(String table) {
-            this.table = SqlIdentifiers.require("table", table);
-            return this;
-        }
-
-        /**
-         * How fences are chosen; default {@link FenceStrategy#DENSE}. Choose
-         * {@link FenceStrategy#CLOCK_FLOORED} when the database can fail over to an asynchronous replica
-         * that may not have the latest fences.
-         */
-        public Builder withFenceStrategy(FenceStrategy strategy) {
-            this.strategy = Objects.requireNonNull(strategy, "strategy");
-            return this;
-        }
-
-        /**
-         * Where the blocking JDBC work of each call runs; default: a new virtual thread per call. See
-         * {@link PostgresLockBackend.Builder#withExecutor}.
-         *
-         * @throws NullPointerException if {@code executor} is null
-         */
-        public Builder withExecutor(Executor executor) {
-            this.executor = Objects.requireNonNull(executor, "executor");
-            return this;
-        }
-
-        /**
-         * A backend with these settings.
-         *
-         * @throws IllegalStateException if no schema was given
-         */
-        public MariaDbLockBackend build() {
-            if (schema == null) {
-                throw new IllegalStateException("MariaDbLockBackend needs the schema (database) of its lock table: withSchema(\"app\")");
-            }
-            Builder copy = new Builder(dataSource);
-            copy.schema = schema;
-            copy.table = table;
-            copy.strategy = strategy;
-            copy.executor = executor;
-            return new MariaDbLockBackend(copy);
-        }
     }
 }

@@ -8,12 +8,12 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.internal.ClockFloor;
-import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
 import dev.fenceguard.jdbc.internal.MySqlErrors;
 import dev.fenceguard.jdbc.internal.MySqlLockRows;
+import dev.fenceguard.jdbc.internal.TableSettings;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,7 +21,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -34,10 +33,8 @@ import javax.sql.DataSource;
  * Connector/J (no MySQL server ran it). On MariaDB prefer {@link MariaDbLockBackend}: one round trip for
  * every grant, and server-side statement bounds.
  *
- * <pre>{@code
- * FenceGuardMigrations.builder(dataSource).withSchema("app").migrate();   // creates app.fence_guard_locks
- * LockClient locks = LockClient.of(MySqlLockBackend.builder(dataSource).withSchema("app").build());
- * }</pre>
+ * Handed out by {@link FenceGuardJdbc#lockBackend()} on MySQL, on a table created by
+ * {@code FenceGuardMigrations.builder(dataSource).withSchema("app").migrate()}.
  *
  * <p><b>Acquire.</b> One {@code INSERT .. ON DUPLICATE KEY UPDATE}, whose assignments run left to right,
  * each seeing the columns set before it. The first ({@code acquired_at}) decides whether the lock is free
@@ -85,7 +82,7 @@ import javax.sql.DataSource;
  *
  * @since 0.1
  */
-public final class MySqlLockBackend implements LockBackend {
+final class MySqlLockBackend implements LockBackend {
 
     /** The insert id of an acquire refused because a live lease holds the key; above any fence. */
     static final long HELD = 1L << 61;
@@ -109,11 +106,11 @@ public final class MySqlLockBackend implements LockBackend {
     private final String lookupSql;
     private final String liveSql;
 
-    private MySqlLockBackend(Builder b) {
-        this.executor = b.executor;
-        this.calls = new BoundedJdbc(b.dataSource, executor, MySqlErrors::map);
-        this.strategy = b.strategy;
-        this.table = '`' + b.schema + "`.`" + b.table + '`'; // validated identifiers
+    MySqlLockBackend(TableSettings b) {
+        this.executor = b.executor();
+        this.calls = new BoundedJdbc(b.dataSource(), executor, MySqlErrors::map);
+        this.strategy = b.strategy();
+        this.table = b.backQuoted();
         String now = NOW;
         String expiry = now + " + INTERVAL ? MICROSECOND";
         // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks, from an exact integer (no session time zone involved). It
@@ -150,16 +147,6 @@ public final class MySqlLockBackend implements LockBackend {
         this.liveSql = "SELECT expires_at FROM " + table + " WHERE lock_key = ? AND lock_id = ? AND expires_at > " + now;
         this.lookupSql = "SELECT /*+ MAX_EXECUTION_TIME(%d) */ fence, expires_at FROM " + table
                 + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > " + now;
-    }
-
-    /**
-     * A builder for a backend on {@code dataSource}; defaults: table {@code fence_guard_locks} in the
-     * schema (database) {@code withSchema} names, {@link FenceStrategy#DENSE}, a virtual thread per call.
-     *
-     * @throws NullPointerException if {@code dataSource} is null
-     */
-    public static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource);
     }
 
     @Override
@@ -329,81 +316,6 @@ public final class MySqlLockBackend implements LockBackend {
         }
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT LAST_INSERT_ID()")) {
             return rs.next() ? rs.getLong(1) : 0;
-        }
-    }
-
-
-    /** Options for a {@link MySqlLockBackend}. Not thread-safe; {@link #build()} copies. */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private String schema;
-        private String table = "fence_guard_locks";
-        private FenceStrategy strategy = FenceStrategy.DENSE;
-        private Executor executor = BoundedJdbc.VIRTUAL_THREADS;
-
-        private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        }
-
-        /**
-         * The schema (MySQL: database) of the lock table; required, since a connection need not have a
-         * default database.
-         *
-         * @throws IllegalArgumentException if not a plain SQL identifier
-         */
-        public Builder withSchema(String schema) {
-            this.schema = SqlIdentifiers.require("schema", schema);
-            return this;
-        }
-
-        /**
-         * The lock table; default {@code fence_guard_locks}.
-         *
-         * @throws IllegalArgumentException if not a plain SQL identifier
-         */
-        public Builder withTable(String table) {
-            this.table = SqlIdentifiers.require("table", table);
-            return this;
-        }
-
-        /**
-         * How fences are chosen; default {@link FenceStrategy#DENSE}. Choose
-         * {@link FenceStrategy#CLOCK_FLOORED} when the database can fail over to an asynchronous replica
-         * that may not have the latest fences.
-         *
-         * @throws NullPointerException if {@code strategy} is null
-         */
-        public Builder withFenceStrategy(FenceStrategy strategy) {
-            this.strategy = Objects.requireNonNull(strategy, "strategy");
-            return this;
-        }
-
-        /**
-         * Where the blocking JDBC work of each call runs; default: a new virtual thread per call. See
-         * {@link PostgresLockBackend.Builder#withExecutor}.
-         *
-         * @throws NullPointerException if {@code executor} is null
-         */
-        public Builder withExecutor(Executor executor) {
-            this.executor = Objects.requireNonNull(executor, "executor");
-            return this;
-        }
-
-        /**
-         * A backend with these settings.
-         *
-         * @throws IllegalStateException if no schema was given
-         */
-        public MySqlLockBackend build() {
-            if (schema == null) {
-                throw new IllegalStateException("MySqlLockBackend needs the schema (database) of its lock table: withSchema(\"app\")");
-            }
-            Builder copy = new Builder(dataSource);
-            copy.schema = schema;
-            copy.table = table;
-            copy.strategy = strategy;
-            copy.executor = executor;
-            return new MySqlLockBackend(copy);
         }
     }
 }

@@ -14,10 +14,10 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.internal.ClockFloor;
-import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
+import dev.fenceguard.jdbc.internal.TableSettings;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -25,7 +25,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -34,10 +33,8 @@ import javax.sql.DataSource;
 /**
  * A lock backend on a PostgreSQL table (13 or newer), one row per lock key.
  *
- * <pre>{@code
- * FenceGuardMigrations.migrate(dataSource);                      // creates public.fence_guard_locks
- * LockClient locks = LockClient.of(PostgresLockBackend.builder(dataSource).build());
- * }</pre>
+ * Handed out by {@link FenceGuardJdbc#lockBackend()} on PostgreSQL, on a table created by
+ * {@code FenceGuardMigrations.migrate(dataSource)}.
  *
  * <p>Every operation is one SQL statement, atomic on the server and judged by the server's
  * {@code clock_timestamp()} (not {@code now()}, which is the start of the transaction and already
@@ -47,7 +44,7 @@ import javax.sql.DataSource;
  * may take a second statement, to tell "held" from "fences exhausted".
  *
  * <p><b>Threads.</b> JDBC blocks, so every call runs on an executor and the methods return at once:
- * by default a new virtual thread per call ({@link Builder#withExecutor} to supply your own). The
+ * by default a new virtual thread per call ({@link FenceGuardJdbc.Builder#withExecutor} to supply your own). The
  * caller's thread never waits for the database.
  *
  * <p><b>Bounds.</b> Each call is bounded by the {@code timeout} it is given, on the server as well as
@@ -67,7 +64,7 @@ import javax.sql.DataSource;
  *
  * @since 0.1
  */
-public final class PostgresLockBackend implements LockBackend {
+final class PostgresLockBackend implements LockBackend {
 
     private final Executor executor;
     private final BoundedJdbc calls;
@@ -84,11 +81,11 @@ public final class PostgresLockBackend implements LockBackend {
     private final String extendOp;
     private final String lookupOp;
 
-    private PostgresLockBackend(Builder b) {
-        this.executor = b.executor;
-        this.calls = new BoundedJdbc(b.dataSource, executor);
-        this.strategy = b.strategy;
-        this.table = '"' + b.schema + "\".\"" + b.table + '"'; // validated identifiers
+    PostgresLockBackend(TableSettings b) {
+        this.executor = b.executor();
+        this.calls = new BoundedJdbc(b.dataSource(), executor);
+        this.strategy = b.strategy();
+        this.table = b.doubleQuoted();
         String expiry = "clock_timestamp() + (?::bigint * interval '1 millisecond')";
         // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks (extract: exact numeric on 14+, a double good to ~1 µs on 13).
         String floor = "floor((extract(epoch from clock_timestamp()) * 1000000 - " + ClockFloor.EPOCH_MILLIS * 1000
@@ -113,16 +110,6 @@ public final class PostgresLockBackend implements LockBackend {
         this.releaseOp = "release on " + table;
         this.extendOp = "extend on " + table;
         this.lookupOp = "lookup on " + table;
-    }
-
-    /**
-     * A builder for a backend on {@code dataSource}; defaults: table {@code public.fence_guard_locks},
-     * {@link FenceStrategy#DENSE}, a virtual thread per call.
-     *
-     * @throws NullPointerException if {@code dataSource} is null
-     */
-    public static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource);
     }
 
     @Override
@@ -278,75 +265,5 @@ public final class PostgresLockBackend implements LockBackend {
     @Override
     public String toString() {
         return "PostgresLockBackend[" + table + ", " + strategy + ", " + executor + "]";
-    }
-
-
-    /** Options for a {@link PostgresLockBackend}. Not thread-safe; {@link #build()} copies. */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private String schema = "public";
-        private String table = "fence_guard_locks";
-        private FenceStrategy strategy = FenceStrategy.DENSE;
-        private Executor executor = BoundedJdbc.VIRTUAL_THREADS;
-
-        private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        }
-
-        /**
-         * The schema of the lock table; default {@code public}.
-         *
-         * @throws IllegalArgumentException if not a plain SQL identifier
-         */
-        public Builder withSchema(String schema) {
-            this.schema = SqlIdentifiers.require("schema", schema);
-            return this;
-        }
-
-        /**
-         * The lock table; default {@code fence_guard_locks}.
-         *
-         * @throws IllegalArgumentException if not a plain SQL identifier
-         */
-        public Builder withTable(String table) {
-            this.table = SqlIdentifiers.require("table", table);
-            return this;
-        }
-
-        /**
-         * How fences are chosen; default {@link FenceStrategy#DENSE}. Choose
-         * {@link FenceStrategy#CLOCK_FLOORED} when the database can fail over to an asynchronous replica
-         * that may not have the latest fences.
-         */
-        public Builder withFenceStrategy(FenceStrategy strategy) {
-            this.strategy = Objects.requireNonNull(strategy, "strategy");
-            return this;
-        }
-
-        /**
-         * Where the blocking JDBC work of each call runs; default: a new virtual thread per call. Give
-         * your own to cap concurrency or to use platform threads (on JDK 21 to 23 a virtual thread
-         * that blocks inside {@code synchronized} pins its carrier; pgjdbc 42.6+ and HikariCP do not).
-         * The executor must run tasks on other threads than the caller's, or the caller blocks: a direct
-         * executor ({@code Runnable::run}) defeats the asynchronous SPI. A call still queued at its
-         * timeout is failed with {@code TIMEOUT} and never sent; a call the executor rejects fails with
-         * {@code UNAVAILABLE}. fence-guard never shuts the executor down.
-         *
-         * @throws NullPointerException if {@code executor} is null
-         */
-        public Builder withExecutor(Executor executor) {
-            this.executor = Objects.requireNonNull(executor, "executor");
-            return this;
-        }
-
-        /** A backend with these settings. */
-        public PostgresLockBackend build() {
-            Builder copy = new Builder(dataSource);
-            copy.schema = schema;
-            copy.table = table;
-            copy.strategy = strategy;
-            copy.executor = executor;
-            return new PostgresLockBackend(copy);
-        }
     }
 }

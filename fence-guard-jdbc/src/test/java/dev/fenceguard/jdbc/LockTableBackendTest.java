@@ -15,6 +15,7 @@ import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.testing.MariaTestSupport;
 import dev.fenceguard.testkit.BlockingBackend;
 import java.sql.Connection;
 import java.sql.ResultSet;

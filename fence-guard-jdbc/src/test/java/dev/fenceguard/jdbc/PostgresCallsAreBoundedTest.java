@@ -11,6 +11,8 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockListener;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.jdbc.internal.TableSettings;
+import dev.fenceguard.jdbc.testing.PgTestSupport;
 import dev.fenceguard.testkit.BlockingBackend;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -64,11 +66,11 @@ class PostgresCallsAreBoundedTest {
 
     @Test
     void aLeaseWhoseRowAnotherConnectionHoldsIsLostByItsDeadlineAndTheServerGivesUpEveryCall() throws Exception {
-        pg.backend("rowlock");
+        pg.lockTable("rowlock");
         TrackedExecutor calls = new TrackedExecutor();
         Connections connections = new Connections();
-        PostgresLockBackend backend = PostgresLockBackend.builder(connections.recording(pg.ds)).withSchema(pg.schema.name())
-                .withTable("rowlock").withExecutor(calls).build();
+        PostgresLockBackend backend = new PostgresLockBackend(TableSettings.of(connections.recording(pg.ds)).withSchema(pg.schema.name())
+                .withTable("rowlock").withExecutor(calls));
         Events events = new Events();
         LockClient client = client(backend, events);
         long[] deadline = new long[1];
@@ -108,7 +110,7 @@ class PostgresCallsAreBoundedTest {
 
     @Test
     void aLeaseIsLostByItsDeadlineWhenTheServerStopsAnsweringAndTheHungCallIsAborted() throws Exception {
-        pg.backend("silent");
+        pg.lockTable("silent");
         PGSimpleDataSource direct = (PGSimpleDataSource) pg.schema.dataSource();
         TrackedExecutor calls = new TrackedExecutor();
         Connections connections = new Connections();
@@ -118,8 +120,8 @@ class PostgresCallsAreBoundedTest {
             viaProxy.setPortNumbers(new int[] {proxy.port()});
             try (Connection physical = viaProxy.getConnection()) {
                 // One connection, opened before the silence: a new one could not even log in.
-                PostgresLockBackend backend = PostgresLockBackend.builder(connections.single(physical)).withSchema(pg.schema.name())
-                        .withTable("silent").withExecutor(calls).build();
+                PostgresLockBackend backend = new PostgresLockBackend(TableSettings.of(connections.single(physical)).withSchema(pg.schema.name())
+                        .withTable("silent").withExecutor(calls));
                 Events events = new Events();
                 LockClient client = client(backend, events);
                 long[] deadline = new long[1];
@@ -150,11 +152,11 @@ class PostgresCallsAreBoundedTest {
 
     @Test
     void aCallBlockedOnARowLockFailsWithTimeoutAndTakesNothing() throws Exception {
-        pg.backend("direct");
+        pg.lockTable("direct");
         TrackedExecutor calls = new TrackedExecutor();
         Connections connections = new Connections();
-        PostgresLockBackend backend = PostgresLockBackend.builder(connections.recording(pg.ds)).withSchema(pg.schema.name())
-                .withTable("direct").withExecutor(calls).build();
+        PostgresLockBackend backend = new PostgresLockBackend(TableSettings.of(connections.recording(pg.ds)).withSchema(pg.schema.name())
+                .withTable("direct").withExecutor(calls));
         LockKey key = LockKey.of("orders:direct");
         LockId first = LockId.random();
         BlockingBackend blocking = BlockingBackend.of(backend);
@@ -188,10 +190,10 @@ class PostgresCallsAreBoundedTest {
 
     @Test
     void aCallStillQueuedAtItsTimeoutTimesOutItsCallerAndIsNeverSent() throws Exception {
-        pg.backend("queued");
+        pg.lockTable("queued");
         HeldExecutor held = new HeldExecutor();
-        PostgresLockBackend backend = PostgresLockBackend.builder(pg.ds).withSchema(pg.schema.name()).withTable("queued")
-                .withExecutor(held).build();
+        PostgresLockBackend backend = new PostgresLockBackend(TableSettings.of(pg.ds).withSchema(pg.schema.name()).withTable("queued")
+                .withExecutor(held));
         Duration timeout = Duration.ofMillis(100);
         LockClient client = LockClient.builder(backend).withMetrics(LockMetrics.none()).withCallTimeout(timeout).build();
 
@@ -212,11 +214,11 @@ class PostgresCallsAreBoundedTest {
 
     @Test
     void aCallTheExecutorRejectsFailsAsUnavailable() {
-        pg.backend("rejected");
-        PostgresLockBackend backend = PostgresLockBackend.builder(pg.ds).withSchema(pg.schema.name()).withTable("rejected")
+        pg.lockTable("rejected");
+        PostgresLockBackend backend = new PostgresLockBackend(TableSettings.of(pg.ds).withSchema(pg.schema.name()).withTable("rejected")
                 .withExecutor(task -> {
                     throw new RejectedExecutionException("full");
-                }).build();
+                }));
 
         CompletableFuture<?> call = backend.tryAcquire(LockKey.of("orders:rejected"), LockId.random(), TTL, Duration.ofSeconds(5))
                 .toCompletableFuture();
@@ -231,15 +233,15 @@ class PostgresCallsAreBoundedTest {
 
     @Test
     void byDefaultEachCallRunsOnAVirtualThreadOfItsOwn() throws Exception {
-        pg.backend("default_executor");
+        pg.lockTable("default_executor");
         List<Thread> threads = new CopyOnWriteArrayList<>();
         DataSource watched = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
                 (proxy, method, args) -> {
                     threads.add(Thread.currentThread());
                     return method.invoke(pg.ds, args);
                 });
-        BlockingBackend backend = BlockingBackend.of(PostgresLockBackend.builder(watched).withSchema(pg.schema.name())
-                .withTable("default_executor").build());
+        BlockingBackend backend = BlockingBackend.of(new PostgresLockBackend(TableSettings.of(watched).withSchema(pg.schema.name())
+                .withTable("default_executor")));
 
         backend.lookup(LockKey.of("k"));
         backend.lookup(LockKey.of("k"));

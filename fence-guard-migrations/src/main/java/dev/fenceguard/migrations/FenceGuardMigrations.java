@@ -88,7 +88,7 @@ public final class FenceGuardMigrations {
     }
 
     /**
-     * Options for the idempotency table of {@code dev.fenceguard.jdbc.PostgresIdempotencyBackend}
+     * Options for the idempotency table of {@code FenceGuardJdbc.idempotencyBackend()} (fence-guard-jdbc)
      * (default {@code public.fence_guard_idempotency}), with a Flyway history of its own like a lock table's.
      *
      * @since 0.1
@@ -98,7 +98,7 @@ public final class FenceGuardMigrations {
     }
 
     /**
-     * Options for the singleflight table of {@code dev.fenceguard.jdbc.PostgresFlightStore} (default
+     * Options for the singleflight table of {@code FenceGuardJdbc.flightStore()} (fence-guard-jdbc) (default
      * {@code public.fence_guard_flights}), with a Flyway history of its own,
      * {@link #singleflightHistoryTable(String)}. PostgreSQL only.
      *

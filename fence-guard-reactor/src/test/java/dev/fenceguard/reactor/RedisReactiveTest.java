@@ -4,7 +4,6 @@ import dev.fenceguard.core.spi.FlightStore;
 import dev.fenceguard.core.spi.IdempotencyBackend;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.redis.FenceGuardRedis;
-import dev.fenceguard.redis.RedisFlightStore;
 import dev.fenceguard.testkit.servers.TestRedis;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
@@ -21,11 +20,10 @@ class RedisReactiveTest extends ReactiveLockContract {
     private static final String PREFIX = TestRedis.keyPrefix("reactor");
     private static final RedisClient CLIENT = RedisClient.create(RedisURI.create(TestRedis.server().uri()));
     private static final FenceGuardRedis REDIS = FenceGuardRedis.builder(CLIENT).withKeyPrefix(PREFIX).build();
-    private static final RedisFlightStore FLIGHTS = RedisFlightStore.builder(CLIENT).withKeyPrefix(PREFIX).build();
+    private static final FlightStore FLIGHTS = REDIS.flightStore();
 
     @AfterAll
     static void cleanUp() {
-        FLIGHTS.close();
         REDIS.close();
         // Deletes only this class's keys: the server is shared.
         try (StatefulRedisConnection<String, String> c = CLIENT.connect()) {

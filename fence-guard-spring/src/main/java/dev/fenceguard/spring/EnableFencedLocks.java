@@ -21,7 +21,7 @@ import org.springframework.core.Ordered;
  * class LockingConfig {
  *     @Bean
  *     LockClient lockClient(DataSource dataSource) {
- *         return LockClient.of(PostgresLockBackend.builder(dataSource).build());
+ *         return LockClient.of(FenceGuardJdbc.builder(dataSource).build().lockBackend());
  *     }
  * }
  * }</pre>

@@ -9,9 +9,9 @@ import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockContext;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.jdbc.Assignments;
-import dev.fenceguard.jdbc.FencedTable;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jooq.Assignments;
+import dev.fenceguard.jooq.FencedTable;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.spring.internal.FencedLockAdvisor;
 import dev.fenceguard.spring.jdbc.TransactionalFencedWrites;
@@ -70,7 +70,7 @@ class EnableFencedLocksTest {
 
         @Bean
         LockClient lockClient(DataSource dataSource) {
-            return LockClient.of(PostgresLockBackend.builder(dataSource).withSchema(schema.name()).build());
+            return LockClient.of(FenceGuardJdbc.builder(dataSource).withSchema(schema.name()).build().lockBackend());
         }
 
         @Bean
@@ -273,7 +273,7 @@ class EnableFencedLocksTest {
     static class AfterTransactions {
         @Bean
         LockClient lockClient() {
-            return LockClient.of(PostgresLockBackend.builder(dataSource).withSchema(schema.name()).build());
+            return LockClient.of(FenceGuardJdbc.builder(dataSource).withSchema(schema.name()).build().lockBackend());
         }
 
         @Bean

@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Timeout;
  * <pre>{@code
  * class PostgresSingleflightTest extends SingleflightContract {
  *     protected LockBackend lockBackend() { return backend; }
- *     protected FlightStore newStore() { return PostgresFlightStore.builder(dataSource).withTable(table).build(); }
+ *     protected FlightStore newStore() { return FenceGuardJdbc.builder(dataSource).withFlightTable(table).build().flightStore(); }
  * }
  * }</pre>
  *

@@ -1,6 +1,6 @@
 package dev.fenceguard.examples.boot;
 
-import dev.fenceguard.jdbc.FencedTable;
+import dev.fenceguard.jooq.FencedTable;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import java.util.Arrays;
 import java.util.Map;

@@ -3,10 +3,10 @@ package dev.fenceguard.examples.docs;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.jdbc.Assignments;
-import dev.fenceguard.jdbc.FencedTable;
-import dev.fenceguard.jdbc.FencedWriter;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jooq.Assignments;
+import dev.fenceguard.jooq.FencedTable;
+import dev.fenceguard.jooq.FencedWriter;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import java.time.Duration;
 import javax.sql.DataSource;
@@ -24,7 +24,8 @@ final class PostgresSamples {
     static LockClient setUp(DataSource dataSource) {
         // docs/postgresql.md: set up (begin)
         FenceGuardMigrations.migrate(dataSource);                  // public.fence_guard_locks
-        LockClient locks = LockClient.of(PostgresLockBackend.builder(dataSource).build());
+        FenceGuardJdbc jdbc = FenceGuardJdbc.builder(dataSource).build();   // learns the database: one connection, once
+        LockClient locks = LockClient.of(jdbc.lockBackend());
         // docs/postgresql.md: set up (end)
         return locks;
     }

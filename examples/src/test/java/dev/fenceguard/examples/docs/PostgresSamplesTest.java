@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.jdbc.FencedTable;
+import dev.fenceguard.jooq.FencedTable;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import java.time.Duration;
 import javax.sql.DataSource;

@@ -7,9 +7,9 @@ import dev.fenceguard.core.idempotency.Fingerprint;
 import dev.fenceguard.core.idempotency.IdempotencyResult;
 import dev.fenceguard.core.idempotency.IdempotencyStore;
 import dev.fenceguard.core.idempotency.ResultCodec;
-import dev.fenceguard.jdbc.Assignments;
-import dev.fenceguard.jdbc.FencedTable;
-import dev.fenceguard.jdbc.PostgresIdempotencyBackend;
+import dev.fenceguard.jooq.Assignments;
+import dev.fenceguard.jooq.FencedTable;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import java.time.Duration;
 import javax.sql.DataSource;
@@ -35,7 +35,7 @@ final class PrimitivesSamples {
             throws Exception {
         // docs/idempotency-store.md: usage (begin)
         FenceGuardMigrations.idempotencyBuilder(dataSource).migrate();        // PostgreSQL: public.fence_guard_idempotency
-        IdempotencyStore charges = IdempotencyStore.builder(PostgresIdempotencyBackend.builder(dataSource).build())
+        IdempotencyStore charges = IdempotencyStore.builder(FenceGuardJdbc.builder(dataSource).build().idempotencyBackend())
                 .withRetention(Duration.ofDays(1))                            // match the provider's window
                 .build();
         // or: FenceGuardRedis.idempotencyBackend(), FenceGuardFirestore.idempotencyBackend(), new InMemoryIdempotencyBackend()

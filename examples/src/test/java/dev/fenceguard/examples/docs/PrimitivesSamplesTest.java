@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
-import dev.fenceguard.jdbc.FencedTable;
+import dev.fenceguard.jooq.FencedTable;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import javax.sql.DataSource;
 import org.jooq.SQLDialect;

@@ -20,7 +20,8 @@ import java.util.concurrent.Executor;
  * number of processes, one computes and the others get its result.
  *
  * <pre>{@code
- * Singleflight flights = Singleflight.builder(lockClient, FenceGuardJdbc.builder(dataSource).build().flightStore())
+ * FenceGuardJdbc jdbc = FenceGuardJdbc.builder(dataSource).build();   // PostgreSQL; close() at shutdown
+ * Singleflight flights = Singleflight.builder(lockClient, jdbc.flightStore())
  *         .withMaxWait(Duration.ofSeconds(30))
  *         .build();
  * String report = flights.run("report:2026-11", Duration.ofSeconds(20), ResultCodec.utf8(),

@@ -1,7 +1,7 @@
 package dev.fenceguard.spring.jdbc;
 
-import dev.fenceguard.jdbc.FencedTable;
-import dev.fenceguard.jdbc.FencedWriter;
+import dev.fenceguard.jooq.FencedTable;
+import dev.fenceguard.jooq.FencedWriter;
 import java.sql.Connection;
 import java.util.Objects;
 import javax.sql.DataSource;

@@ -7,8 +7,8 @@ import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.firestore.FenceGuardFirestore;
 import dev.fenceguard.firestore.FencedFirestore;
-import dev.fenceguard.jdbc.FencedTable;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
+import dev.fenceguard.jooq.FencedTable;
 import dev.fenceguard.redis.FenceGuardRedis;
 import dev.fenceguard.redis.FencedRedis;
 import dev.fenceguard.spring.jdbc.TransactionalFencedWrites;
@@ -56,7 +56,7 @@ public final class FenceGuardAutoConfiguration {
      * the beans of this class, so that the selection below sees every candidate.)
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(PostgresLockBackend.class)
+    @ConditionalOnClass(FenceGuardJdbc.class)
     @ConditionalOnSingleCandidate(DataSource.class)
     @Order(1)
     static final class Jdbc {

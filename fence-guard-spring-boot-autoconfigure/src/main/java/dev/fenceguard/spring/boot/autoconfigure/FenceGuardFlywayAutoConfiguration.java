@@ -1,21 +1,21 @@
 package dev.fenceguard.spring.boot.autoconfigure;
 
 import dev.fenceguard.core.spi.LockBackend;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import javax.sql.DataSource;
 import org.flywaydb.core.api.callback.Callback;
 import org.flywaydb.core.api.callback.Context;
 import org.flywaydb.core.api.callback.Event;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
 import org.springframework.context.annotation.Bean;
-import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 
 /**
  * Makes Spring Boot's own Flyway run create or upgrade the lock table: a Flyway {@link Callback} bean
@@ -36,7 +36,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
  */
 @AutoConfiguration(before = FenceGuardAutoConfiguration.class,
         afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
-@ConditionalOnClass({PostgresLockBackend.class, FenceGuardMigrations.class, Callback.class, FlywayAutoConfiguration.class})
+@ConditionalOnClass({FenceGuardJdbc.class, FenceGuardMigrations.class, Callback.class, FlywayAutoConfiguration.class})
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnMissingBean(LockBackend.class)
 @ConditionalOnBooleanProperty(name = "spring.flyway.enabled", matchIfMissing = true)

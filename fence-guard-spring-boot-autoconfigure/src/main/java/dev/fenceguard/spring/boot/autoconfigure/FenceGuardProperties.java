@@ -61,11 +61,11 @@ public class FenceGuardProperties implements Validator {
 
     /** A SQL database fence-guard has a lock backend for. */
     public enum JdbcDatabase {
-        /** PostgreSQL: {@code PostgresLockBackend}. */
+        /** PostgreSQL. */
         POSTGRESQL,
-        /** MariaDB 10.5+, through MariaDB Connector/J or MySQL Connector/J: {@code MariaDbLockBackend}. */
+        /** MariaDB 10.5+, through MariaDB Connector/J or MySQL Connector/J. */
         MARIADB,
-        /** MySQL 8.0.19+: {@code MySqlLockBackend}. */
+        /** MySQL 8.0.19+. */
         MYSQL
     }
 

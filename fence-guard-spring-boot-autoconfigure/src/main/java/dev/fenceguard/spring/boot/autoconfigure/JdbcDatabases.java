@@ -1,22 +1,19 @@
 package dev.fenceguard.spring.boot.autoconfigure;
 
 import dev.fenceguard.core.FenceStrategy;
-import dev.fenceguard.core.spi.LockBackend;
-import dev.fenceguard.jdbc.MariaDbLockBackend;
-import dev.fenceguard.jdbc.MySqlLockBackend;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
-import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
- * The one place that tells which database a {@link DataSource} is to and builds the lock backend for it.
- * (When fence-guard-jdbc gets one entry that does both, this class becomes a call to it.)
+ * Which database a {@link DataSource} is to, as far as the auto-configuration needs it before any lock is
+ * taken: the lock table's schema and quoting, and the migration to run. The lock backend itself comes
+ * from fence-guard-jdbc's entry, {@link FenceGuardJdbc}, which learns the database on its own.
  */
 final class JdbcDatabases {
     private JdbcDatabases() {}
@@ -95,35 +92,25 @@ final class JdbcDatabases {
     }
 
     /**
-     * The lock backend for {@code database}; a setting its builder refuses fails with the property's name.
+     * fence-guard-jdbc's entry on the lock table, not built yet: its {@code build()} learns the database
+     * from one connection. A setting the builder refuses fails here, with the property's name.
      *
-     * @param strategy null for the backend's default
+     * @param strategy null for the entry's default
      */
-    static LockBackend lockBackend(FenceGuardProperties.JdbcDatabase database, DataSource dataSource, String schema, String table,
-            FenceStrategy strategy) {
-        return switch (database) {
-            case POSTGRESQL -> {
-                PostgresLockBackend.Builder b = PostgresLockBackend.builder(dataSource);
-                apply(schema, table, strategy, b::withSchema, b::withTable, b::withFenceStrategy);
-                yield b.build();
-            }
-            case MARIADB -> {
-                MariaDbLockBackend.Builder b = MariaDbLockBackend.builder(dataSource);
-                apply(schema, table, strategy, b::withSchema, b::withTable, b::withFenceStrategy);
-                yield b.build();
-            }
-            case MYSQL -> {
-                MySqlLockBackend.Builder b = MySqlLockBackend.builder(dataSource);
-                apply(schema, table, strategy, b::withSchema, b::withTable, b::withFenceStrategy);
-                yield b.build();
-            }
-        };
+    static FenceGuardJdbc.Builder entry(DataSource dataSource, String schema, String table, FenceStrategy strategy) {
+        FenceGuardJdbc.Builder b = FenceGuardJdbc.builder(dataSource);
+        Settings.apply("jdbc.schema", schema, b::withSchema);
+        Settings.apply("jdbc.table", table, b::withLockTable);
+        Settings.apply("fence-strategy", strategy, b::withFenceStrategy);
+        return b;
     }
 
-    private static void apply(String schema, String table, FenceStrategy strategy, Consumer<String> withSchema,
-            Consumer<String> withTable, Consumer<FenceStrategy> withStrategy) {
-        Settings.apply("jdbc.schema", schema, withSchema);
-        Settings.apply("jdbc.table", table, withTable);
-        Settings.apply("fence-strategy", strategy, withStrategy);
+    /** The {@code LockBackend.name()} of fence-guard-jdbc's lock backend on {@code database}. */
+    static String backendName(FenceGuardProperties.JdbcDatabase database) {
+        return switch (database) {
+            case POSTGRESQL -> "postgres";
+            case MARIADB -> "mariadb";
+            case MYSQL -> "mysql";
+        };
     }
 }

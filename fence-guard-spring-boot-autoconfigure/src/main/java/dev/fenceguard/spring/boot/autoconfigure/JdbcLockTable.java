@@ -1,6 +1,7 @@
 package dev.fenceguard.spring.boot.autoconfigure;
 
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -38,9 +39,17 @@ final class JdbcLockTable {
         return database().schema(properties.getJdbc());
     }
 
+    /**
+     * The lock backend of fence-guard-jdbc's entry. When {@code fence-guard.jdbc.database} names the
+     * database, startup asks the DataSource nothing, so the entry is built on the backend's first call: a
+     * DataSource that does not answer then fails calls with {@code UNAVAILABLE} (health DOWN), not startup.
+     */
     LockBackend createBackend() {
-        LockBackend backend = JdbcDatabases.lockBackend(database().database(), dataSource, schema(), properties.getJdbc().getTable(),
+        FenceGuardJdbc.Builder entry = JdbcDatabases.entry(dataSource, schema(), properties.getJdbc().getTable(),
                 properties.getFenceStrategy());
+        LockBackend backend = properties.getJdbc().getDatabase() != null
+                ? new DeferredLockBackend(JdbcDatabases.backendName(database().database()), () -> entry.build().lockBackend())
+                : entry.build().lockBackend();
         built = backend;
         return backend;
     }

@@ -15,7 +15,7 @@ import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.firestore.FenceGuardFirestore;
 import dev.fenceguard.firestore.FencedFirestore;
 import dev.fenceguard.firestore.FirestoreLockBackend;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.redis.FenceGuardRedis;
 import dev.fenceguard.redis.FencedRedis;
@@ -114,7 +114,7 @@ class FenceGuardAutoConfigurationTest {
         postgres().run(ctx -> {
             assertThat(ctx).hasNotFailed().hasSingleBean(LockClient.class).hasSingleBean(TransactionalFencedWrites.class)
                     .hasSingleBean(FencedLockAdvisor.class);
-            assertThat(ctx.getBean(LockBackend.class)).isInstanceOf(PostgresLockBackend.class);
+            assertThat(ctx.getBean(LockBackend.class).name()).isEqualTo("postgres");
             assertThat(lockOnce(ctx.getBean(LockClient.class), "boot:pg")).isPresent();
             assertThat(schema.query("SELECT count(*) FROM " + schema.name() + ".fence_guard_locks WHERE lock_key = 'boot:pg'"))
                     .containsExactly("1");
@@ -176,8 +176,8 @@ class FenceGuardAutoConfigurationTest {
         // tried: a DataSource, a Redis client and a Firestore bean, with fence-guard-jdbc, -redis, -firestore,
         // -migrations and Flyway hidden from the class path
         InMemoryLockBackend own = new InMemoryLockBackend();
-        redis(postgres()).withClassLoader(new FilteredClassLoader(PostgresLockBackend.class, dev.fenceguard.jdbc.FencedTable.class,
-                        FenceGuardRedis.class, FenceGuardFirestore.class, FenceGuardMigrations.class, org.flywaydb.core.Flyway.class))
+        redis(postgres()).withClassLoader(new FilteredClassLoader(FenceGuardJdbc.class, dev.fenceguard.jooq.FencedTable.class, FenceGuardRedis.class,
+                        FenceGuardFirestore.class, FenceGuardMigrations.class, org.flywaydb.core.Flyway.class))
                 .withBean(LockBackend.class, () -> own)
                 .run(ctx -> {
                     assertThat(ctx).hasNotFailed().doesNotHaveBean(FenceGuardRedis.class).doesNotHaveBean(TransactionalFencedWrites.class)
@@ -279,7 +279,7 @@ class FenceGuardAutoConfigurationTest {
         });
         redis(postgres()).withPropertyValues("fence-guard.backend=jdbc").run(ctx -> {
             assertThat(ctx).hasNotFailed();
-            assertThat(ctx.getBean(LockBackend.class)).isInstanceOf(PostgresLockBackend.class);
+            assertThat(ctx.getBean(LockBackend.class).name()).isEqualTo("postgres");
         });
     }
 

@@ -11,8 +11,7 @@ import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.firestore.FenceGuardFirestore;
-import dev.fenceguard.jdbc.MariaDbLockBackend;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.redis.FenceGuardRedis;
 import dev.fenceguard.testkit.servers.TestMariaDb;
@@ -49,8 +48,8 @@ class OneTimerThreadTest {
             FenceGuardMigrations.builder(schema.dataSource()).withSchema(schema.name()).migrate();
             FenceGuardMigrations.builder(mariaPool).withSchema(maria.name()).migrate();
             List<LockBackend> backends = List.of(
-                    PostgresLockBackend.builder(schema.dataSource()).withSchema(schema.name()).build(),
-                    MariaDbLockBackend.builder(mariaPool).withSchema(maria.name()).build(),
+                    FenceGuardJdbc.builder(schema.dataSource()).withSchema(schema.name()).build().lockBackend(),
+                    FenceGuardJdbc.builder(mariaPool).withSchema(maria.name()).build().lockBackend(),
                     redis.lockBackend(),
                     FenceGuardFirestore.builder(firestore).build().lockBackend(),
                     new InMemoryLockBackend());
