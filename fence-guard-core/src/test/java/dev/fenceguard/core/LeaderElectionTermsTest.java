@@ -30,7 +30,7 @@ class LeaderElectionTermsTest {
     private final ManualClock time = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final InMemoryLockBackend memory = new InMemoryLockBackend(time);
     private final ScriptedBackend backend = new ScriptedBackend(memory);
-    private final LockClient client = LockClient.builder(backend).withTimeSource(time).withMetrics(dev.fenceguard.core.leader.LeaderMetrics.none()).build();
+    private final LockClient client = LockClient.builder(backend).withTimeSource(time).withMetrics(LockMetrics.none()).build();
     private final List<String> events = new CopyOnWriteArrayList<>();
 
     private LeaderElection election(LeadershipListener listener) {

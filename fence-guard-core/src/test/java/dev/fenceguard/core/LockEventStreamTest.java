@@ -3,6 +3,7 @@ package dev.fenceguard.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fenceguard.core.internal.CapturedLog;
+import dev.fenceguard.core.internal.ManualClock;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import java.time.Duration;
 import java.time.Instant;
@@ -103,7 +104,7 @@ class LockEventStreamTest {
         }
     }
 
-    private final ManualTimeSource time = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
+    private final ManualClock time = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final ScriptedBackend backend = new ScriptedBackend(new InMemoryLockBackend(time));
     private final Recording metrics = new Recording();
 
@@ -157,7 +158,7 @@ class LockEventStreamTest {
                     }
                 }).build().async();
         Lease[] lease = new Lease[1];
-        CompletableFuture<LockMetrics.LossCause> lost = new CompletableFuture<>();
+        CompletableFuture<LossCause> lost = new CompletableFuture<>();
         String log = CapturedLog.of(() -> {
             lease[0] = locks.tryAcquire("job", TTL).toCompletableFuture().join().orElseThrow();
             lease[0].whenLost().thenAccept(lost::complete);
@@ -165,7 +166,7 @@ class LockEventStreamTest {
             assertThat(locks.extend(lease[0], TTL).toCompletableFuture().join()).isFalse();
         });
         assertThat(lossesHeard).hasValue(1);
-        assertThat(lost).as("whenLost, after the throwing listener, still heard the loss").isCompletedWithValue(LockMetrics.LossCause.TAKEN_OVER);
+        assertThat(lost).as("whenLost, after the throwing listener, still heard the loss").isCompletedWithValue(LossCause.TAKEN_OVER);
         assertThat(metrics.of("job")).as("the meters: the grant up to the throw, then the loss")
                 .containsExactly("attempt ACQUIRED", "renewFailed", "lost TAKEN_OVER", "ended", "held");
         assertThat(log).contains("LockMetrics of the lock client on scripted threw on Granted; ignored", "meter registry broken")

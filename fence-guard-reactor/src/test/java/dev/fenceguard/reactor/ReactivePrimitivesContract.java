@@ -100,7 +100,7 @@ abstract class ReactivePrimitivesContract {
     @Test
     void aCancelWhileTheIdempotentWorkRunsCancelsItAndLeavesTheKeyRetryable() throws InterruptedException {
         RecordSignal backend = new RecordSignal(idempotencyBackend(), null);
-        ReactiveIdempotencyStore store = ReactiveIdempotencyStore.of(IdempotencyStore.builder(backend).withMetrics(LockMetrics.none()).build());
+        ReactiveIdempotencyStore store = ReactiveIdempotencyStore.of(IdempotencyStore.builder(backend).withMetrics(dev.fenceguard.core.idempotency.IdempotencyMetrics.none()).build());
         LockClient client = client();
         String k = key("idem-running");
         Fingerprint fp = Fingerprint.ofParts("charge", "4200");
@@ -131,7 +131,7 @@ abstract class ReactivePrimitivesContract {
     void aCancelBeforeTheClaimIsAnsweredNeverStartsTheWork() throws InterruptedException {
         CompletableFuture<Void> gate = new CompletableFuture<>();
         RecordSignal backend = new RecordSignal(idempotencyBackend(), gate);
-        ReactiveIdempotencyStore store = ReactiveIdempotencyStore.of(IdempotencyStore.builder(backend).withMetrics(LockMetrics.none()).build());
+        ReactiveIdempotencyStore store = ReactiveIdempotencyStore.of(IdempotencyStore.builder(backend).withMetrics(dev.fenceguard.core.idempotency.IdempotencyMetrics.none()).build());
         LockClient client = client();
         String k = key("idem-claiming");
         AtomicInteger runs = new AtomicInteger();
@@ -153,7 +153,7 @@ abstract class ReactivePrimitivesContract {
         LockClient client = client();
         String name = key("leader");
         CountDownLatch elected = new CountDownLatch(1);
-        LeaderElection blocking = LeaderElection.builder(client, name).withMetrics(LockMetrics.none())
+        LeaderElection blocking = LeaderElection.builder(client, name).withMetrics(dev.fenceguard.core.leader.LeaderMetrics.none())
                 .onEvents(new LeadershipListener() {
                     @Override
                     public void elected(Leadership leadership) {

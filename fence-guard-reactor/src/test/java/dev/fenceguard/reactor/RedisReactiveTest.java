@@ -4,7 +4,6 @@ import dev.fenceguard.core.spi.FlightStore;
 import dev.fenceguard.core.spi.IdempotencyBackend;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.redis.FenceGuardRedis;
-import dev.fenceguard.redis.RedisFlightStore;
 import dev.fenceguard.testkit.servers.TestRedis;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
@@ -20,12 +19,11 @@ class RedisReactiveTest extends ReactiveLockContract {
 
     private static final String PREFIX = TestRedis.keyPrefix("reactor");
     private static final RedisClient CLIENT = RedisClient.create(RedisURI.create(TestRedis.server().uri()));
-    private static final FenceGuardRedis REDIS = FenceGuardRedis.builder(CLIENT).withKeyPrefix(PREFIX).build();
-    private static final RedisFlightStore FLIGHTS = RedisFlightStore.builder(CLIENT).withKeyPrefix(PREFIX).build();
+    private static final FenceGuardRedis REDIS = FenceGuardRedis.builder(CLIENT).withKeyPrefix(PREFIX)
+            .withFlightKeyPrefix(PREFIX + "sf:").build();
 
     @AfterAll
     static void cleanUp() {
-        FLIGHTS.close();
         REDIS.close();
         // Deletes only this class's keys: the server is shared.
         try (StatefulRedisConnection<String, String> c = CLIENT.connect()) {
@@ -62,7 +60,7 @@ class RedisReactiveTest extends ReactiveLockContract {
 
         @Override
         FlightStore flightStore() {
-            return FLIGHTS;
+            return REDIS.flightStore();
         }
     }
 }

@@ -351,7 +351,7 @@ public abstract class IdempotencyBackendContract {
     void theBlockingFaceRunsTheWorkOnTheCallersThreadAndRecordsItsFailure() throws Exception {
         IdempotencyStore store = IdempotencyStore.builder(real()).withCallTimeout(callTimeout()).withMetrics(IdempotencyMetrics.none()).build();
         dev.fenceguard.core.LockClient locks = dev.fenceguard.core.LockClient.builder(new dev.fenceguard.core.memory.InMemoryLockBackend())
-                .withMetrics(IdempotencyMetrics.none()).build();
+                .withMetrics(LockMetrics.none()).build();
         String key = key("blocking");
         Fingerprint fp = Fingerprint.ofParts("refund", "order-6");
         Thread caller = Thread.currentThread();
@@ -517,7 +517,7 @@ public abstract class IdempotencyBackendContract {
         assertThatThrownBy(() -> new Fingerprint("")).as("empty fingerprint").isInstanceOf(IllegalArgumentException.class);
         ManualTimeSource time = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
         dev.fenceguard.core.LockClient locks = dev.fenceguard.core.LockClient.builder(new dev.fenceguard.core.memory.InMemoryLockBackend(time))
-                .withTimeSource(time).withMetrics(IdempotencyMetrics.none()).build();
+                .withTimeSource(time).withMetrics(LockMetrics.none()).build();
         dev.fenceguard.core.Lease lapsed = locks.tryAcquire(key("lapsed"), Duration.ofSeconds(1)).orElseThrow();
         time.advance(Duration.ofSeconds(2));
         assertThatThrownBy(() -> blocking.call(key("lapsed"), fp, lapsed, TEXT, () -> "x")).as("a lease past its local deadline")

@@ -1,7 +1,7 @@
 package dev.fenceguard.examples.boot;
 
-import dev.fenceguard.core.IdempotencyKey;
-import dev.fenceguard.core.IdempotencyKey.Profile;
+import dev.fenceguard.core.idempotency.IdempotencyKey;
+import dev.fenceguard.core.idempotency.IdempotencyKey.Profile;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.jdbc.Assignments;
 import dev.fenceguard.jdbc.FencedTable;

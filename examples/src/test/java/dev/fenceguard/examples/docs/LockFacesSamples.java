@@ -69,7 +69,7 @@ final class LockFacesSamples {
 
     Mono<Order> readmeReactor() {
         // README.md: reactor face (begin)
-        ReactiveLockClient reactive = ReactiveLockClient.of(locks.async());
+        ReactiveLockClient reactive = ReactiveLockClient.of(locks);
         Mono<Order> paid = reactive.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5),
                 lease -> orderRepository.markPaid(42L, lease.fence()));   // your Mono; renewed until it completes;
                                                                           // empty if the lock could not be had in 5 s
@@ -83,7 +83,7 @@ final class LockFacesSamples {
 
     ReactorMonos asyncAndBoundsReactor() {
         // docs/async-and-bounds.md: reactor (begin)
-        ReactiveLockClient reactive = ReactiveLockClient.of(locks.async());
+        ReactiveLockClient reactive = ReactiveLockClient.of(locks);
 
         Mono<Lease> daily = reactive.tryAcquire("reports:daily", Duration.ofMinutes(5));        // empty if held
         Mono<Lease> waited = reactive.acquire("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5));

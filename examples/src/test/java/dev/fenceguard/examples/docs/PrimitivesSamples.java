@@ -1,7 +1,7 @@
 package dev.fenceguard.examples.docs;
 
-import dev.fenceguard.core.IdempotencyKey;
-import dev.fenceguard.core.IdempotencyKey.Profile;
+import dev.fenceguard.core.idempotency.IdempotencyKey;
+import dev.fenceguard.core.idempotency.IdempotencyKey.Profile;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.idempotency.Fingerprint;
 import dev.fenceguard.core.idempotency.IdempotencyResult;

@@ -33,9 +33,9 @@ final class SingleflightSamples {
         LockClient locks = LockClient.of(backend);                               // any lock backend
         FenceGuardMigrations.singleflightBuilder(dataSource).migrate();          // PostgreSQL: the flights table
         PostgresFlightStore store = PostgresFlightStore.builder(dataSource).build();
-        // or RedisFlightStore.builder(redisClient).build(), FirestoreFlightStore.builder(db).build(),
+        // or fenceGuardRedis.flightStore(), fenceGuardFirestore.flightStore() (their modules' one entry),
         //    new InMemoryFlightStore() in unit tests
-        Singleflight flights = Singleflight.builder(locks.async(), store)
+        Singleflight flights = Singleflight.builder(locks, store)
                 .withMaxWait(Duration.ofSeconds(30))      // how long a waiter waits for another process's flight
                 .withRetention(Duration.ofSeconds(10))    // how long a published result answers new callers
                 .build();

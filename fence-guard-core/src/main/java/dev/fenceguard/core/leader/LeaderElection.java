@@ -4,7 +4,6 @@ import dev.fenceguard.core.AsyncLockClient;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockKey;
-import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.TimeSource;
 import dev.fenceguard.core.internal.Checks;
 import dev.fenceguard.core.internal.Stages;
@@ -171,7 +170,7 @@ public final class LeaderElection implements AutoCloseable {
     /**
      * Options of a {@link LeaderElection}. Defaults: TTL 15 s, campaign wait 1 min (the wait of each
      * acquire; the candidate campaigns again when it runs out), retry delay 1 s after a backend failure or
-     * a resignation, no listener, the system clock, {@link LockMetrics#automatic()} metrics. Not thread-safe;
+     * a resignation, no listener, the system clock, {@link LeaderMetrics#automatic()} metrics. Not thread-safe;
      * {@link #build()} copies.
      *
      * @since 0.1
@@ -185,7 +184,7 @@ public final class LeaderElection implements AutoCloseable {
         Duration retryDelay = Duration.ofSeconds(1);
         LeadershipListener listener = new LeadershipListener() {};
         TimeSource time = TimeSource.system();
-        LockMetrics metrics = LockMetrics.automatic();
+        LeaderMetrics metrics = LeaderMetrics.automatic();
 
         private Builder(AsyncLockClient locks, String name) {
             this.locks = Objects.requireNonNull(locks, "locks");
