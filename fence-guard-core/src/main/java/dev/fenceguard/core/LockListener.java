@@ -11,6 +11,8 @@ package dev.fenceguard.core;
  * {@link #onReleaseFailed} if its release fails; none comes after the lease was released. While
  * {@link #onRenewFailed} runs, the lease cannot be released or declared lost on another thread (that is
  * what keeps this order), so never wait there for another thread to release it.
+ *
+ * @since 0.1
  */
 public interface LockListener {
 

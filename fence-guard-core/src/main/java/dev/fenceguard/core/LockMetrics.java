@@ -15,6 +15,8 @@ import java.time.Duration;
  * subscribers, beside the log, the {@link LockListener} and {@link Lease#whenLost()}, and is called on
  * the thread that publishes. Implementations must be thread-safe and fast; one that throws is logged and
  * ignored, and the other subscribers still hear the event. {@link #none()} is not called at all.
+ *
+ * @since 0.1
  */
 public interface LockMetrics {
 

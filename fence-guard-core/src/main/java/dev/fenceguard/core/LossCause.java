@@ -3,6 +3,8 @@ package dev.fenceguard.core;
 /**
  * Why a lease was declared lost: the value of {@link Lease#whenLost()}, and what
  * {@link LockMetrics#leaseLost} counts.
+ *
+ * @since 0.1
  */
 public enum LossCause {
     /** The backend answered that it no longer holds the lease for us (it expired there, or was taken over). */

@@ -60,7 +60,7 @@ class RedisReactiveTest extends ReactiveLockContract {
 
         @Override
         FlightStore flightStore() {
-            return FLIGHTS;
+            return REDIS.flightStore();
         }
     }
 }

@@ -4,7 +4,6 @@ import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
-import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.StaleFenceException;
 import dev.fenceguard.core.internal.Stages;
 import dev.fenceguard.core.spi.IdempotencyBackend;

@@ -4,7 +4,6 @@ import dev.fenceguard.core.AsyncLockClient;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockKey;
-import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.TimeSource;
 import dev.fenceguard.core.internal.Checks;
 import dev.fenceguard.core.internal.Stages;
