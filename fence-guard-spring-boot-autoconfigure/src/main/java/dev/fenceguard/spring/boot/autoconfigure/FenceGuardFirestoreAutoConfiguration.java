@@ -34,7 +34,7 @@ public final class FenceGuardFirestoreAutoConfiguration {
         FenceGuardFirestore.Builder builder = FenceGuardFirestore.builder(firestore);
         FenceGuardProperties.Firestore settings = properties.getFirestore();
         Settings.apply("firestore.collection", settings.getCollection(), builder::withLockCollection);
-        Settings.apply("firestore.write-timeout", settings.getWriteTimeout(), builder::withCallTimeout);
+        Settings.apply("firestore.call-timeout", settings.getCallTimeout(), builder::withCallTimeout);
         metrics.ifAvailable(builder::withMetrics);
         observations.ifAvailable(builder::withObservations);
         return builder.build();

@@ -225,7 +225,7 @@ public class FenceGuardProperties implements Validator {
         /** Prefix of the fence keys of fenced writes (the module's default when unset). */
         private String fenceKeyPrefix;
         /** Bound on one fenced write (the module's default, 10 s, when unset). */
-        private Duration writeTimeout;
+        private Duration callTimeout;
 
         public String getKeyPrefix() {
             return keyPrefix;
@@ -243,12 +243,12 @@ public class FenceGuardProperties implements Validator {
             this.fenceKeyPrefix = fenceKeyPrefix;
         }
 
-        public Duration getWriteTimeout() {
-            return writeTimeout;
+        public Duration getCallTimeout() {
+            return callTimeout;
         }
 
-        public void setWriteTimeout(Duration writeTimeout) {
-            this.writeTimeout = writeTimeout;
+        public void setCallTimeout(Duration callTimeout) {
+            this.callTimeout = callTimeout;
         }
     }
 
@@ -257,7 +257,7 @@ public class FenceGuardProperties implements Validator {
         /** Collection of the lock documents (the module's default when unset). */
         private String collection;
         /** Bound on one fenced write (the module's default, 10 s, when unset). */
-        private Duration writeTimeout;
+        private Duration callTimeout;
 
         public String getCollection() {
             return collection;
@@ -267,12 +267,12 @@ public class FenceGuardProperties implements Validator {
             this.collection = collection;
         }
 
-        public Duration getWriteTimeout() {
-            return writeTimeout;
+        public Duration getCallTimeout() {
+            return callTimeout;
         }
 
-        public void setWriteTimeout(Duration writeTimeout) {
-            this.writeTimeout = writeTimeout;
+        public void setCallTimeout(Duration callTimeout) {
+            this.callTimeout = callTimeout;
         }
     }
 
@@ -347,8 +347,8 @@ public class FenceGuardProperties implements Validator {
         check(errors, "release-timeout", p.releaseTimeout, FenceGuardProperties::timeout);
         check(errors, "jdbc.schema", p.jdbc.schema, v -> SqlIdentifiers.require("schema", v));
         check(errors, "jdbc.table", p.jdbc.table, v -> SqlIdentifiers.require("table", v));
-        check(errors, "redis.write-timeout", p.redis.writeTimeout, FenceGuardProperties::positive);
-        check(errors, "firestore.write-timeout", p.firestore.writeTimeout, FenceGuardProperties::positive);
+        check(errors, "redis.call-timeout", p.redis.callTimeout, FenceGuardProperties::positive);
+        check(errors, "firestore.call-timeout", p.firestore.callTimeout, FenceGuardProperties::positive);
         if (p.fenceStrategy != null && p.backend == Backend.FIRESTORE) {
             errors.rejectValue("fenceStrategy", "fence-guard.unsupported", "Firestore has no fence strategy to choose (its documents"
                     + " are never deleted); remove fence-guard.fence-strategy");

@@ -80,7 +80,7 @@ public final class FenceGuardRedisAutoConfiguration {
         FenceGuardProperties.Redis redis = properties.getRedis();
         Settings.apply("redis.key-prefix", redis.getKeyPrefix(), builder::withKeyPrefix);
         Settings.apply("redis.fence-key-prefix", redis.getFenceKeyPrefix(), builder::withFenceKeyPrefix);
-        Settings.apply("redis.write-timeout", redis.getWriteTimeout(), builder::withCallTimeout);
+        Settings.apply("redis.call-timeout", redis.getCallTimeout(), builder::withCallTimeout);
         Settings.apply("fence-strategy", properties.getFenceStrategy(), builder::withFenceStrategy);
         metrics.ifAvailable(builder::withMetrics);
         observations.ifAvailable(builder::withObservations);

@@ -322,7 +322,7 @@ class FenceGuardAutoConfigurationTest {
         "fence-guard.jdbc.table=no such table; fence-guard.jdbc.table; table",
         "fence-guard.jdbc.schema=1x; fence-guard.jdbc.schema; schema",
         "fence-guard.jdbc.database=h2; fence-guard.jdbc.database; h2",
-        "fence-guard.redis.write-timeout=0s; fence-guard.redis.write-timeout; must be positive",
+        "fence-guard.redis.call-timeout=0s; fence-guard.redis.call-timeout; must be positive",
         "fence-guard.backend=mysql; fence-guard.backend; mysql",
         "fence-guard.default-ttl=soon; fence-guard.default-ttl; soon"})
     void anInvalidPropertyFailsStartupNamingIt(String setting, String property, String problem) {
