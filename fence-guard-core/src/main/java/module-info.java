@@ -3,7 +3,7 @@
  * an in-memory backend and the Micrometer bindings. Micrometer is optional: read only when the
  * application's module graph has it.
  *
- * @since 0.3
+ * @since 0.1
  */
 module dev.fenceguard.core {
     requires org.slf4j;
@@ -20,7 +20,7 @@ module dev.fenceguard.core {
     exports dev.fenceguard.core.spi;
     // Shared by fence-guard's own modules, never an API.
     exports dev.fenceguard.core.internal to
-            dev.fenceguard.jdbc, dev.fenceguard.redis, dev.fenceguard.firestore, dev.fenceguard.testkit,
+            dev.fenceguard.jdbc, dev.fenceguard.jooq, dev.fenceguard.redis, dev.fenceguard.firestore, dev.fenceguard.testkit,
             dev.fenceguard.migrations, dev.fenceguard.reactor, dev.fenceguard.jpa,
-            dev.fenceguard.spring.boot.autoconfigure;
+            dev.fenceguard.spring, dev.fenceguard.spring.boot.autoconfigure;
 }

@@ -3,7 +3,7 @@
  * Firestore SDK's jars have no module names of their own; the names below are derived from the jar
  * file names (docs/modules.md).
  *
- * @since 0.3
+ * @since 0.1
  */
 module dev.fenceguard.firestore {
     requires transitive dev.fenceguard.core;

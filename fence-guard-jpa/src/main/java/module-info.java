@@ -1,9 +1,9 @@
 /**
  * fence-guard on JPA: fenced entity writes through Hibernate, and fenced repository fragments for
- * Spring Data JPA and Spring Data JDBC. Spring Data and fence-guard-jdbc are optional: read only when
+ * Spring Data JPA and Spring Data JDBC. Spring Data and fence-guard-jooq are optional: read only when
  * the application's module graph has them.
  *
- * @since 0.3
+ * @since 0.1
  */
 module dev.fenceguard.jpa {
     requires transitive dev.fenceguard.core;
@@ -17,8 +17,8 @@ module dev.fenceguard.jpa {
     requires static spring.data.relational;
     requires static spring.jdbc;
     requires static spring.tx;
-    // Spring Data JDBC writes go through fence-guard-jdbc (jOOQ).
-    requires static dev.fenceguard.jdbc;
+    // Spring Data JDBC writes go through fence-guard-jooq.
+    requires static dev.fenceguard.jooq;
     requires static org.jooq;
 
     exports dev.fenceguard.jpa;

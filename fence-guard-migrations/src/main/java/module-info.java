@@ -2,7 +2,7 @@
  * fence-guard's Flyway migrations: the lock tables and fence columns for existing tables. Flyway's jars
  * have no module names of their own; the name below is derived from the jar file name.
  *
- * @since 0.3
+ * @since 0.1
  */
 module dev.fenceguard.migrations {
     requires transitive dev.fenceguard.core;

@@ -1,7 +1,7 @@
 /**
  * fence-guard's Reactor face: {@code Mono}s over the asynchronous lock client and fenced writes.
  *
- * @since 0.3
+ * @since 0.1
  */
 module dev.fenceguard.reactor {
     requires transitive dev.fenceguard.core;

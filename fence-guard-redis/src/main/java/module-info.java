@@ -1,7 +1,7 @@
 /**
  * fence-guard on Redis through Lettuce: the lock backend and fenced writes (Lua scripts).
  *
- * @since 0.3
+ * @since 0.1
  */
 module dev.fenceguard.redis {
     requires transitive dev.fenceguard.core;

@@ -2,7 +2,7 @@
  * fence-guard's test kit: the backend contract suites, jqwik property templates, test helpers and the
  * test-server harness. Testcontainers, embedded PostgreSQL and pgjdbc are optional.
  *
- * @since 0.3
+ * @since 0.1
  */
 module dev.fenceguard.testkit {
     requires transitive dev.fenceguard.core;

@@ -3,18 +3,21 @@ package dev.fenceguard.benchmarks;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.idempotency.Fingerprint;
+import dev.fenceguard.core.idempotency.IdempotencyMetrics;
 import dev.fenceguard.core.idempotency.IdempotencyResult;
+import dev.fenceguard.core.idempotency.AsyncIdempotencyStore;
 import dev.fenceguard.core.idempotency.IdempotencyStore;
 import dev.fenceguard.core.idempotency.ResultCodec;
 import dev.fenceguard.core.leader.LeaderElection;
+import dev.fenceguard.core.leader.LeaderMetrics;
 import dev.fenceguard.core.leader.Leadership;
 import dev.fenceguard.core.leader.LeadershipListener;
-import dev.fenceguard.core.Lease;
-import dev.fenceguard.jdbc.PostgresIdempotencyBackend;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import java.sql.Connection;
@@ -32,7 +35,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The coordination primitives of issue #11 on PostgreSQL, each as a ratio against the simplest
  * correct baseline measured in the same run, on the same pool and threads:
  * <ol>
- *   <li>an idempotent call on a new key ({@link IdempotencyStore#execute}: fenced claim, the work, fenced
+ *   <li>an idempotent call on a new key ({@link AsyncIdempotencyStore#call}: fenced claim, the work, fenced
  *       record) vs the same two steps written by hand as {@code INSERT .. ON CONFLICT DO NOTHING} and
  *       {@code UPDATE .. WHERE idem_key = ? AND fence = ?} (fenced record, no takeover, no fingerprint);</li>
  *   <li>a retry that replays a recorded result vs a {@code SELECT} of the result by primary key;</li>
@@ -68,15 +71,15 @@ public final class CoordinationBenchmark {
     private static void idempotency(String s, HikariDataSource pool, Harness h, int rounds) throws Exception {
         FenceGuardMigrations.idempotencyBuilder(pool).withSchema(s).withTable("idem").migrate();
         FenceGuardMigrations.idempotencyBuilder(pool).withSchema(s).withTable("idem_manual").migrate();
-        IdempotencyStore store = IdempotencyStore.builder(PostgresIdempotencyBackend.builder(pool).withSchema(s).withTable("idem").build())
-                .withMetrics(LockMetrics.none()).build();
+        AsyncIdempotencyStore store = IdempotencyStore.builder(FenceGuardJdbc.builder(pool).withSchema(s).withIdempotencyTable("idem").build().idempotencyBackend())
+                .withMetrics(IdempotencyMetrics.none()).build().async();
         ResultCodec<String> codec = ResultCodec.utf8();
         Fingerprint fp = Fingerprint.ofParts("charge", "4200", "EUR");
         FenceToken fence = FenceToken.of(7);
         AtomicLong fresh = new AtomicLong();
         Harness.Op storeCall = (t, i) -> {
             String key = "bench:" + fresh.incrementAndGet();
-            IdempotencyResult<String> r = store.execute(key, fp, fence, LONG, codec, () -> CompletableFuture.completedFuture("ch_" + key))
+            IdempotencyResult<String> r = store.call(key, fp, fence, LONG, codec, () -> CompletableFuture.completedFuture("ch_" + key))
                     .toCompletableFuture().join();
             if (!(r instanceof IdempotencyResult.Executed)) {
                 throw new IllegalStateException("not executed: " + r);
@@ -119,7 +122,7 @@ public final class CoordinationBenchmark {
         long recorded = fresh.get();
         Harness.Op storeReplay = (t, i) -> {
             String key = "bench:" + (1 + (t * 1_000L + i) % Math.min(recorded, 4_000));
-            IdempotencyResult<String> r = store.execute(key, fp, fence, LONG, codec, () -> CompletableFuture.completedFuture("never"))
+            IdempotencyResult<String> r = store.call(key, fp, fence, LONG, codec, () -> CompletableFuture.completedFuture("never"))
                     .toCompletableFuture().join();
             if (!(r instanceof IdempotencyResult.Replayed)) {
                 throw new IllegalStateException("not replayed: " + r);
@@ -147,7 +150,7 @@ public final class CoordinationBenchmark {
 
     private static void election(String s, HikariDataSource pool, Harness h, int rounds) throws Exception {
         FenceGuardMigrations.builder(pool).withSchema(s).withTable("locks").migrate();
-        PostgresLockBackend backend = PostgresLockBackend.builder(pool).withSchema(s).withTable("locks").build();
+        LockBackend backend = FenceGuardJdbc.builder(pool).withSchema(s).withLockTable("locks").build().lockBackend();
         Semaphore elected = new Semaphore(0);
         LeadershipListener listener = new LeadershipListener() {
             @Override
@@ -162,7 +165,7 @@ public final class CoordinationBenchmark {
         await(elected);
         Harness.Op handover = (t, i) -> {
             LeaderElection leader = candidates.stream().filter(LeaderElection::isLeader).findFirst().orElseThrow();
-            leader.resign().toCompletableFuture().join();
+            leader.resign();
             await(elected);
         };
         LockClient x = LockClient.builder(backend).withMetrics(LockMetrics.none()).build();
@@ -178,15 +181,15 @@ public final class CoordinationBenchmark {
         h.measure(bare);
         Harness.Phase[] r = h.compare(rounds, handover, bare);
         report("leadership handovers/s (resign -> elected)", r[0], "release + tryAcquire by another client", r[1]);
-        candidates.forEach(c -> c.stop().toCompletableFuture().join());
+        candidates.forEach(LeaderElection::stop);
         held[0].close();
     }
 
-    private static LeaderElection candidate(PostgresLockBackend backend, LeadershipListener listener) {
+    private static LeaderElection candidate(LockBackend backend, LeadershipListener listener) {
         LockClient client = LockClient.builder(backend).withMetrics(LockMetrics.none())
                 .withBackoff(Duration.ofMillis(1), Duration.ofMillis(5)).build();
-        return LeaderElection.builder(client.async(), "bench-leader").withTtl(LONG).withRetryDelay(Duration.ofMillis(2))
-                .withMetrics(LockMetrics.none()).onEvents(listener).build();
+        return LeaderElection.builder(client, "bench-leader").withTtl(LONG).withRetryDelay(Duration.ofMillis(2))
+                .withMetrics(LeaderMetrics.none()).onEvents(listener).build();
     }
 
     private static void await(Semaphore s) throws InterruptedException {

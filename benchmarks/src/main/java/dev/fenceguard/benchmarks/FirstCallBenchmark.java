@@ -6,10 +6,10 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
-import dev.fenceguard.jdbc.Assignments;
-import dev.fenceguard.jdbc.FencedTable;
-import dev.fenceguard.jdbc.FencedWriter;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
+import dev.fenceguard.jooq.Assignments;
+import dev.fenceguard.jooq.FencedTable;
+import dev.fenceguard.jooq.FencedWriter;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.redis.FenceGuardRedis;
 import dev.fenceguard.redis.FencedRedis;
@@ -251,7 +251,7 @@ public final class FirstCallBenchmark {
                         });
                     }
                     case "pg-acquire" -> {
-                        LockClient locks = LockClient.builder(PostgresLockBackend.builder(pool).withSchema(settings[1]).build())
+                        LockClient locks = LockClient.builder(FenceGuardJdbc.builder(pool).withSchema(settings[1]).build().lockBackend())
                                 .withMetrics(LockMetrics.none()).build();
                         List<Lease> leases = new ArrayList<>();
                         String[] keys = texts("first-call:" + run + ":");
@@ -299,7 +299,7 @@ public final class FirstCallBenchmark {
                             FenceToken fence = FenceToken.of(7);
                             String[] keys = texts(run + "data:");
                             time(warmed ? writes::warmUp : null, i -> {
-                                if (!writes.set(keys[i], "value", fence).isApplied()) {
+                                if (!writes.set(keys[i], fence, "value").isApplied()) {
                                     throw new IllegalStateException("fenced set not applied");
                                 }
                             });

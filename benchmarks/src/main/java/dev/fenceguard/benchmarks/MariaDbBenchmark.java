@@ -5,10 +5,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
-import dev.fenceguard.jdbc.Assignments;
-import dev.fenceguard.jdbc.FencedTable;
-import dev.fenceguard.jdbc.FencedWriter;
-import dev.fenceguard.jdbc.MariaDbLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
+import dev.fenceguard.jooq.Assignments;
+import dev.fenceguard.jooq.FencedTable;
+import dev.fenceguard.jooq.FencedWriter;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.TestMariaDb;
@@ -51,7 +51,7 @@ public final class MariaDbBenchmark {
         exec(pool, "CREATE TABLE " + s + ".orders (id BIGINT PRIMARY KEY, status VARCHAR(20) NOT NULL, fence_token BIGINT NOT NULL DEFAULT 0)");
         exec(pool, "INSERT INTO " + s + ".orders SELECT seq, 'new', 0 FROM seq_1_to_1000");
         FenceGuardMigrations.builder(pool).withSchema(s).withTable("locks").migrate();
-        BlockingBackend locks = new BlockingBackend(MariaDbLockBackend.builder(pool).withSchema(s).withTable("locks").build(), CALL_TIMEOUT);
+        BlockingBackend locks = new BlockingBackend(FenceGuardJdbc.builder(pool).withSchema(s).withLockTable("locks").build().lockBackend(), CALL_TIMEOUT);
         Duration ttl = Duration.ofSeconds(30);
 
         // 1. acquire + release vs two single-row UPDATEs; each thread owns its keys and rows: no contention.

@@ -6,7 +6,7 @@ import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.redis.FenceGuardRedis;
 import dev.fenceguard.testkit.BlockingBackend;
@@ -252,7 +252,7 @@ public final class PeersBenchmark {
                 String s = schema.name();
                 System.out.printf("%nPostgreSQL %s (%s), one HikariCP pool of %d%n", server.version(), server.origin(), hikari.getMaximumPoolSize());
                 FenceGuardMigrations.builder(pool).withSchema(s).migrate();
-                LockClient locks = LockClient.of(PostgresLockBackend.builder(pool).withSchema(s).build());
+                LockClient locks = LockClient.of(FenceGuardJdbc.builder(pool).withSchema(s).build().lockBackend());
                 schema.execute("CREATE TABLE " + s + ".int_lock (lock_key CHAR(36) NOT NULL, region VARCHAR(100) NOT NULL, "
                         + "client_id CHAR(36), created_date TIMESTAMP NOT NULL, expired_after TIMESTAMP NOT NULL, "
                         + "CONSTRAINT int_lock_pk PRIMARY KEY (lock_key, region))");

@@ -5,10 +5,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
-import dev.fenceguard.jdbc.Assignments;
-import dev.fenceguard.jdbc.FencedTable;
-import dev.fenceguard.jdbc.FencedWriter;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
+import dev.fenceguard.jooq.Assignments;
+import dev.fenceguard.jooq.FencedTable;
+import dev.fenceguard.jooq.FencedWriter;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.TestPostgres;
@@ -76,8 +76,8 @@ public final class PostgresBenchmark {
 
         // The harness's threads wait for each call, as LockClient's blocking face does; the calls themselves
         // run on the backend's default executor (a virtual thread per call) with a 10 s bound, as in production.
-        BlockingBackend small = new BlockingBackend(PostgresLockBackend.builder(pool).withSchema(s).withTable("locks_small").build(), CALL_TIMEOUT);
-        BlockingBackend large = new BlockingBackend(PostgresLockBackend.builder(pool).withSchema(s).withTable("locks_large").build(), CALL_TIMEOUT);
+        BlockingBackend small = new BlockingBackend(FenceGuardJdbc.builder(pool).withSchema(s).withLockTable("locks_small").build().lockBackend(), CALL_TIMEOUT);
+        BlockingBackend large = new BlockingBackend(FenceGuardJdbc.builder(pool).withSchema(s).withLockTable("locks_large").build().lockBackend(), CALL_TIMEOUT);
         java.time.Duration ttl = java.time.Duration.ofSeconds(30);
 
         // 1. acquire + release vs two single-row UPDATEs. Each thread owns its keys/rows: no contention.

@@ -76,7 +76,7 @@ public final class RedisBenchmark {
 
             FenceToken fence = FenceToken.of(7);
             Harness.Op fencedSet = (t, i) -> {
-                if (!fenced.set(prefix + "data:" + t + ":" + (i % 250), "value", fence).isApplied()) {
+                if (!fenced.set(prefix + "data:" + t + ":" + (i % 250), fence, "value").isApplied()) {
                     throw new IllegalStateException("not applied");
                 }
             };

@@ -33,7 +33,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * computation takes W ms. The time from the first call to the last answer is measured, bursts of the
  * two sides alternating.
  * <ul>
- *   <li>fence-guard: {@link Singleflight} per process over {@link RedisFlightStore} (waiters woken by pub/sub);
+ *   <li>fence-guard: {@link Singleflight} per process over the {@link RedisFlightStore} of its own
+ *       {@link FenceGuardRedis} (waiters woken by pub/sub);
  *   <li>baseline: cache-aside under the same lock client, double-checked: {@code GET} the cache; on a miss
  *       {@code withLock} (waiting with the lock client's backoff), {@code GET} again, compute, {@code SET}.
  * </ul>
@@ -49,7 +50,7 @@ public final class SingleflightBenchmark {
         TestRedis server = TestRedis.server();
         String prefix = TestRedis.keyPrefix("sfbench");
         RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
-        List<RedisFlightStore> stores = new ArrayList<>();
+        List<FenceGuardRedis> stores = new ArrayList<>();
         try (StatefulRedisConnection<String, String> conn = client.connect();
                 FenceGuardRedis fenceGuard = FenceGuardRedis.builder(client).withKeyPrefix(prefix + "lock:")
                         .withFenceKeyPrefix(prefix + "fence:").withMetrics(LockMetrics.none()).build()) {
@@ -58,10 +59,11 @@ public final class SingleflightBenchmark {
             List<Singleflight> flights = new ArrayList<>();
             for (int p = 0; p < processes; p++) {
                 LockClient lc = LockClient.builder(fenceGuard.lockBackend()).withMetrics(LockMetrics.none()).build();
-                RedisFlightStore store = RedisFlightStore.builder(client).withKeyPrefix(prefix + "sf:").build();
-                stores.add(store);
+                FenceGuardRedis process = FenceGuardRedis.builder(client).withKeyPrefix(prefix + "lock:")
+                        .withFenceKeyPrefix(prefix + "fence:").withFlightKeyPrefix(prefix + "sf:").withMetrics(LockMetrics.none()).build();
+                stores.add(process);
                 locks.add(lc);
-                flights.add(Singleflight.builder(lc.async(), store).withMetrics(SingleflightMetrics.none()).build());
+                flights.add(Singleflight.builder(lc, process.flightStore()).withMetrics(SingleflightMetrics.none()).build());
             }
             System.out.printf(Locale.ROOT, "Redis %s (%s), %d bursts per side, %d processes x %d callers, work %d ms%n%n",
                     redis.info("server").lines().filter(l -> l.startsWith("redis_version:")).findFirst().orElse("?").substring(14),
@@ -73,7 +75,7 @@ public final class SingleflightBenchmark {
                 List<CompletableFuture<String>> answers = new ArrayList<>();
                 for (int c = 0; c < callers; c++) {
                     for (Singleflight f : flights) {
-                        answers.add(f.runAsync(key, ttl, ResultCodec.utf8(), lease -> CompletableFuture.supplyAsync(
+                        answers.add(f.async().run(key, ttl, ResultCodec.utf8(), lease -> CompletableFuture.supplyAsync(
                                 () -> compute(computed, workMillis), r -> Thread.ofVirtual().start(r)))
                                 .toCompletableFuture());
                     }
@@ -133,7 +135,7 @@ public final class SingleflightBenchmark {
                     + "cache-aside under the lock %.1f ms: %.2fx the baseline's time (p90 %.1f ms vs %.1f ms)%n",
                     processes * callers, bursts, ma / 1e6, mb / 1e6, (double) ma / mb, a[bursts * 9 / 10] / 1e6, b[bursts * 9 / 10] / 1e6);
         } finally {
-            stores.forEach(RedisFlightStore::close);
+            stores.forEach(FenceGuardRedis::close);
             try (StatefulRedisConnection<String, String> c = client.connect()) {
                 ScanCursor cursor = ScanCursor.INITIAL;
                 do {

@@ -5,6 +5,7 @@ import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.FirestoreOptions;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.idempotency.IdempotencyMetrics;
 import dev.fenceguard.core.idempotency.IdempotencyStore;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
@@ -33,7 +34,7 @@ final class FirestoreOrderStore implements OrderStore {
         FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(db).withMetrics(LockMetrics.none()).build();
         this.locks = LockClient.builder(fenceGuard.lockBackend()).withMetrics(LockMetrics.none()).build();
         this.guard = fenceGuard.fencedWrites();
-        this.charges = IdempotencyStore.builder(fenceGuard.idempotencyBackend()).withMetrics(LockMetrics.none()).build();
+        this.charges = IdempotencyStore.builder(fenceGuard.idempotencyBackend()).withMetrics(IdempotencyMetrics.none()).build();
     }
 
     /** Connects to the emulator at {@code HOST:PORT}. */

@@ -58,12 +58,12 @@ public final class InventoryDemo {
                 try (Lease lease = locks.acquire("sku-1", ttl, Duration.ofSeconds(5)).orElseThrow()) {
                     redis.claim(stock, lease.fence()).orThrow(); // from now on older fences are refused
                     long read = Long.parseLong(conn.sync().get(stock));
-                    WriteOutcome o = redis.eval(SET_STOCK, List.of(stock), List.of(Long.toString(read - 2)), lease.fence()).outcome();
+                    WriteOutcome o = redis.eval(SET_STOCK, List.of(stock), lease.fence(), List.of(Long.toString(read - 2))).outcome();
                     out.println("worker " + worker + " (fence " + lease.fence().value() + ") reserves 2: " + read + " -> " + (read - 2)
                             + ": " + (o.isApplied() ? "Applied" : o));
                 }
             }
-            WriteOutcome late = redis.eval(SET_STOCK, List.of(stock), List.of(Long.toString(zombieRead - 3)), zombie.fence()).outcome();
+            WriteOutcome late = redis.eval(SET_STOCK, List.of(stock), zombie.fence(), List.of(Long.toString(zombieRead - 3))).outcome();
             out.println("worker Z wakes and writes " + zombieRead + " - 3 = " + (zombieRead - 3) + " with fence "
                     + zombie.fence().value() + ": " + (late instanceof WriteOutcome.Stale s
                             ? "Stale (the stock holds fence " + s.currentFence() + ")" : late.toString()));

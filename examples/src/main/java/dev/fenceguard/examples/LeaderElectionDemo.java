@@ -71,7 +71,7 @@ public final class LeaderElectionDemo {
                         .withBackoff(Duration.ofMillis(20), Duration.ofMillis(200)).build();
                 BlockingQueue<String> events = new LinkedBlockingQueue<>();
                 Node[] self = new Node[1];
-                LeaderElection election = LeaderElection.builder(locks.async(), "invoice-scheduler")
+                LeaderElection election = LeaderElection.builder(locks, "invoice-scheduler")
                         .withTtl(Duration.ofSeconds(2)).withRetryDelay(Duration.ofMillis(200))
                         .onEvents(new LeadershipListener() {
                             @Override
@@ -94,7 +94,7 @@ public final class LeaderElectionDemo {
             first.next(); // its own "elected"
             FenceToken firstTerm = first.term().term();
             out.println(first.name() + " is elected, term " + firstTerm.value() + ", and sends tonight's run: "
-                    + outcome(redis.set(lastRun, "sent by " + first.name(), firstTerm)));
+                    + outcome(redis.set(lastRun, firstTerm, "sent by " + first.name())));
 
             first.link().pause();
             out.println(first.name() + " stalls (a long GC pause): its renewals get no answer");
@@ -102,10 +102,10 @@ public final class LeaderElectionDemo {
             Node second = takeLeader(elected);
             FenceToken secondTerm = second.term().term();
             out.println(second.name() + " is elected, term " + secondTerm.value() + " (greater), and sends the run: "
-                    + outcome(redis.set(lastRun, "sent by " + second.name(), secondTerm)));
+                    + outcome(redis.set(lastRun, secondTerm, "sent by " + second.name())));
 
             first.link().resume();
-            WriteOutcome zombie = redis.set(lastRun, "sent by " + first.name(), firstTerm);
+            WriteOutcome zombie = redis.set(lastRun, firstTerm, "sent by " + first.name());
             out.println(first.name() + " wakes and sends again with term " + firstTerm.value() + ": " + outcome(zombie));
             String recorded = conn.sync().get(lastRun);
             boolean ok = !zombie.isApplied() && ("sent by " + second.name()).equals(recorded);

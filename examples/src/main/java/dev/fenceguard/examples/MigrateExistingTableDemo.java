@@ -4,9 +4,9 @@ import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.jdbc.Assignments;
-import dev.fenceguard.jdbc.FencedTable;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
+import dev.fenceguard.jooq.Assignments;
+import dev.fenceguard.jooq.FencedTable;
 import dev.fenceguard.migrations.FenceColumnGenerator;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.testkit.servers.TestPostgres;
@@ -53,7 +53,7 @@ public final class MigrateExistingTableDemo {
                 out.println("3. Flyway applied " + applied + " migration; table rewritten: " + (!noRewrite) + "; rows reading fence 0: " + zeros);
 
                 FenceGuardMigrations.builder(pg.pool).withSchema(s).migrate();
-                LockClient locks = LockClient.builder(PostgresLockBackend.builder(pg.pool).withSchema(s).build())
+                LockClient locks = LockClient.builder(FenceGuardJdbc.builder(pg.pool).withSchema(s).build().lockBackend())
                         .withMetrics(LockMetrics.none()).build();
                 FencedTable orders = FencedTable.builder(s, "orders", "id", "fence_token").withKeyType(Long.class).build();
                 WriteOutcome first;

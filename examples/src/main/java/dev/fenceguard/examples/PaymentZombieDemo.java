@@ -1,9 +1,9 @@
 package dev.fenceguard.examples;
 
-import dev.fenceguard.core.IdempotencyKey;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.core.idempotency.Fingerprint;
+import dev.fenceguard.core.idempotency.IdempotencyKey;
 import dev.fenceguard.core.idempotency.IdempotencyResult;
 import dev.fenceguard.core.idempotency.ResultCodec;
 import dev.fenceguard.testkit.servers.TestPostgres;

@@ -4,11 +4,11 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.idempotency.IdempotencyMetrics;
 import dev.fenceguard.core.idempotency.IdempotencyStore;
-import dev.fenceguard.jdbc.Assignments;
-import dev.fenceguard.jdbc.FencedTable;
-import dev.fenceguard.jdbc.PostgresIdempotencyBackend;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
+import dev.fenceguard.jooq.Assignments;
+import dev.fenceguard.jooq.FencedTable;
 import dev.fenceguard.migrations.FenceColumn;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 
@@ -34,12 +34,12 @@ final class PostgresOrderStore implements OrderStore {
                 pg.sql().execute(statement);
             }
         }
-        this.locks = LockClient.builder(PostgresLockBackend.builder(pg.pool).withSchema(pg.name).build())
-                .withMetrics(LockMetrics.none()).build();
+        FenceGuardJdbc jdbc = FenceGuardJdbc.builder(pg.pool).withSchema(pg.name).build();
+        this.locks = LockClient.builder(jdbc.lockBackend()).withMetrics(LockMetrics.none()).build();
         this.orders = FencedTable.builder(pg.name, "orders", "id", "fence_token").withMetrics(LockMetrics.none()).build();
         FenceGuardMigrations.idempotencyBuilder(pg.pool).withSchema(pg.name).migrate();
-        this.charges = IdempotencyStore.builder(PostgresIdempotencyBackend.builder(pg.pool).withSchema(pg.name).build())
-                .withMetrics(LockMetrics.none()).build();
+        this.charges = IdempotencyStore.builder(jdbc.idempotencyBackend())
+                .withMetrics(IdempotencyMetrics.none()).build();
         this.description = "PostgreSQL " + pg.version() + " (" + origin + ")";
     }
 

@@ -1,13 +1,13 @@
 package dev.fenceguard.examples;
 
 import dev.fenceguard.core.FenceToken;
-import dev.fenceguard.core.IdempotencyKey;
-import dev.fenceguard.core.IdempotencyKey.Profile;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.jdbc.Assignments;
-import dev.fenceguard.jdbc.FencedTable;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.core.idempotency.IdempotencyKey.Profile;
+import dev.fenceguard.core.idempotency.IdempotencyKey;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
+import dev.fenceguard.jooq.Assignments;
+import dev.fenceguard.jooq.FencedTable;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import java.io.PrintStream;
@@ -19,8 +19,8 @@ import org.jooq.impl.DSL;
 
 /**
  * The README's quick start and its read-modify-write with {@code claim}, as a program that runs. The
- * code between the {@code README:} markers is the README's text, character for character
- * ({@code ExamplesTest} fails if the two drift apart).
+ * code between the {@code README.md:} markers is the README's text, character for character
+ * ({@code checks.SamplesTest} fails if the two drift apart).
  *
  * <pre>
  * ./mvnw -q -pl examples -am -DskipTests package exec:java -Ddemo.main=dev.fenceguard.examples.QuickStart
@@ -52,7 +52,7 @@ public final class QuickStart {
             WriteOutcome paid = payOrder42(pg.pool, pg.name, gateway, 4200).orElseThrow();
             out.println("1. withLock, charge, fenced update: " + paid + "; charges made: " + gateway.charges());
 
-            LockClient locks = LockClient.of(PostgresLockBackend.builder(pg.pool).withSchema(pg.name).build());
+            LockClient locks = LockClient.of(FenceGuardJdbc.builder(pg.pool).withSchema(pg.name).build().lockBackend());
             FencedTable orders = FencedTable.builder(pg.name, "orders", "id", "fence_token").build();
             WriteOutcome added = addItemToOrder42(locks, orders, pg.pool).orElseThrow();
             out.println("2. withLock, claim, read, fenced update: " + added);
@@ -79,9 +79,9 @@ public final class QuickStart {
      */
     static Optional<WriteOutcome> payOrder42(DataSource dataSource, String schema, FakeGateway gateway, long amount)
             throws InterruptedException {
-        // README: quick start (begin)
+        // README.md: quick start (begin)
         FenceGuardMigrations.builder(dataSource).withSchema(schema).migrate();   // the lock table
-        LockClient locks = LockClient.of(PostgresLockBackend.builder(dataSource).withSchema(schema).build());
+        LockClient locks = LockClient.of(FenceGuardJdbc.builder(dataSource).withSchema(schema).build().lockBackend());
         FencedTable orders = FencedTable.builder(schema, "orders", "id", "fence_token").build();
 
         Optional<WriteOutcome> paid = locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5), lease -> {
@@ -93,7 +93,7 @@ public final class QuickStart {
                     .update(42L, lease.fence(), Assignments.of("status", "paid"))   // only if fence >= stored fence
                     .orThrow();                                           // StaleFenceException for a zombie
         });
-        // README: quick start (end)
+        // README.md: quick start (end)
         return paid;
     }
 
@@ -105,13 +105,13 @@ public final class QuickStart {
      */
     static Optional<WriteOutcome> addItemToOrder42(LockClient locks, FencedTable orders, DataSource dataSource)
             throws InterruptedException {
-        // README: claim (begin)
+        // README.md: claim (begin)
         Optional<WriteOutcome> added = locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5), lease -> {
             orders.on(dataSource).claim(42L, lease.fence()).orThrow();    // first: older fences are refused from now on
             int items = readItems(dataSource, 42L);                       // so no zombie writes between read and write
             return orders.on(dataSource).update(42L, lease.fence(), Assignments.of("items", items + 1)).orThrow();
         });
-        // README: claim (end)
+        // README.md: claim (end)
         return added;
     }
 

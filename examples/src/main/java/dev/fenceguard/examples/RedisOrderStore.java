@@ -2,6 +2,7 @@ package dev.fenceguard.examples;
 
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.idempotency.IdempotencyMetrics;
 import dev.fenceguard.core.idempotency.IdempotencyStore;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
@@ -36,7 +37,7 @@ final class RedisOrderStore implements OrderStore {
                 .withMetrics(LockMetrics.none()).build();
         this.locks = LockClient.builder(fenceGuard.lockBackend()).withMetrics(LockMetrics.none()).build();
         this.guard = fenceGuard.fencedWrites();
-        this.charges = IdempotencyStore.builder(fenceGuard.idempotencyBackend()).withMetrics(LockMetrics.none()).build();
+        this.charges = IdempotencyStore.builder(fenceGuard.idempotencyBackend()).withMetrics(IdempotencyMetrics.none()).build();
     }
 
     /** Connects to {@code redis://HOST:PORT}. */
@@ -73,7 +74,7 @@ final class RedisOrderStore implements OrderStore {
     @Override
     public WriteOutcome writeStatus(String id, String status, FenceToken fence, boolean fenced) {
         if (fenced) {
-            return guard.set(orderKey(id), status, fence);
+            return guard.set(orderKey(id), fence, status);
         }
         conn.sync().set(orderKey(id), status);
         return new WriteOutcome.Applied(orderKey(id), fence.value());

@@ -7,7 +7,6 @@ import dev.fenceguard.core.singleflight.ResultCodec;
 import dev.fenceguard.core.singleflight.Singleflight;
 import dev.fenceguard.core.singleflight.SingleflightMetrics;
 import dev.fenceguard.redis.FenceGuardRedis;
-import dev.fenceguard.redis.RedisFlightStore;
 import dev.fenceguard.testkit.PausableBackend;
 import dev.fenceguard.testkit.servers.TestRedis;
 import io.lettuce.core.RedisClient;
@@ -41,20 +40,20 @@ public final class SingleflightDemo {
     }
 
     /** One service node: in production its own process, with its own connections. */
-    private record Node(String name, PausableBackend link, RedisFlightStore store, Singleflight flights) {}
+    private record Node(String name, FenceGuardRedis redis, PausableBackend link, Singleflight flights) {}
 
     public static int run(String[] args, PrintStream out) throws Exception {
         String uri = args.length == 2 && args[0].equals("--redis") ? args[1] : TestRedis.server().uri().toString();
         String prefix = "fence-guard-sf-demo:" + UUID.randomUUID().toString().substring(0, 8) + ":";
         RedisClient client = RedisClient.create(uri);
         List<Node> nodes = new ArrayList<>();
-        try (FenceGuardRedis locks = FenceGuardRedis.builder(client).withKeyPrefix(prefix + "lock:")
-                .withFenceKeyPrefix(prefix + "fence:").withMetrics(LockMetrics.none()).build()) {
+        try {
             for (String name : List.of("node-a", "node-b", "node-c")) {
-                PausableBackend link = new PausableBackend(locks.lockBackend());
+                FenceGuardRedis redis = FenceGuardRedis.builder(client).withKeyPrefix(prefix + "lock:")
+                        .withFenceKeyPrefix(prefix + "fence:").withFlightKeyPrefix(prefix + "sf:").withMetrics(LockMetrics.none()).build();
+                PausableBackend link = new PausableBackend(redis.lockBackend());
                 LockClient lockClient = LockClient.builder(link).withMetrics(LockMetrics.none()).build();
-                RedisFlightStore store = RedisFlightStore.builder(client).withKeyPrefix(prefix + "sf:").build();
-                nodes.add(new Node(name, link, store, Singleflight.builder(lockClient.async(), store)
+                nodes.add(new Node(name, redis, link, Singleflight.builder(lockClient, redis.flightStore())
                         .withMetrics(SingleflightMetrics.none()).build()));
             }
             out.println("singleflight demo on Redis at " + uri + ": three nodes, one slow rate provider");
@@ -65,7 +64,7 @@ public final class SingleflightDemo {
             List<CompletableFuture<String>> requests = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 for (Node n : nodes) {
-                    requests.add(n.flights().runAsync("rates:2026-11-23", Duration.ofSeconds(5), ResultCodec.utf8(), lease -> {
+                    requests.add(n.flights().async().run("rates:2026-11-23", Duration.ofSeconds(5), ResultCodec.utf8(), lease -> {
                         providerCalls.incrementAndGet();
                         called.countDown();
                         return provider; // the provider answers when the demo says so
@@ -86,7 +85,7 @@ public final class SingleflightDemo {
             Node fresh = nodes.get(1);
             CompletableFuture<String> stalled = new CompletableFuture<>();
             CompletableFuture<Lease> zombieLease = new CompletableFuture<>();
-            CompletableFuture<String> zombieCaller = zombie.flights().runAsync("rates:2026-11-24", Duration.ofSeconds(1),
+            CompletableFuture<String> zombieCaller = zombie.flights().async().run("rates:2026-11-24", Duration.ofSeconds(1),
                     ResultCodec.utf8(), lease -> {
                         zombie.link().pause(); // the GC pause starts while it computes: no renewals
                         zombieLease.complete(lease);
@@ -113,7 +112,7 @@ public final class SingleflightDemo {
         } finally {
             for (Node n : nodes) {
                 n.link().resume();
-                n.store().close();
+                n.redis().close();
             }
             try (StatefulRedisConnection<String, String> c = client.connect()) {
                 List<String> keys = c.sync().keys(prefix + "*");

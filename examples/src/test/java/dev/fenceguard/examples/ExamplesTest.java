@@ -8,10 +8,6 @@ import dev.fenceguard.testkit.servers.TestRedis;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -122,30 +118,6 @@ class ExamplesTest {
                 .containsPattern("2\\. withLock, claim, read, fenced update: Applied")
                 .containsPattern("3\\. a zombie with the fence of step 1 sets items to 0: Stale")
                 .containsPattern("order 42 is now: paid, 3 items, fence \\d+: OK");
-    }
-
-    @Test
-    void readmeShowsTheQuickStartCodeThatRuns() throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"));
-        String source = Files.readString(Path.of("src/main/java/dev/fenceguard/examples/QuickStart.java"));
-        for (String snippet : List.of("quick start", "claim")) {
-            assertThat(readme).as("README.md should contain QuickStart's '%s' code, as it is in QuickStart.java", snippet)
-                    .contains(marked(source, snippet));
-        }
-    }
-
-    /** The lines between {@code // README: <name> (begin)} and {@code (end)}, without their common indentation. */
-    private static String marked(String source, String name) {
-        String begin = "// README: " + name + " (begin)\n";
-        String end = "// README: " + name + " (end)";
-        int from = source.indexOf(begin);
-        int to = source.indexOf(end);
-        assertThat(from).as("marker '%s' in QuickStart.java", begin.strip()).isNotNegative();
-        assertThat(to).as("marker '%s' in QuickStart.java", end).isGreaterThan(from);
-        String block = source.substring(from + begin.length(), source.lastIndexOf('\n', to) + 1);
-        assertThat(block).as("code between the '%s' markers", name).isNotBlank();
-        int indent = block.lines().filter(l -> !l.isBlank()).mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
-        return block.lines().map(l -> l.isBlank() ? "" : l.substring(indent)).collect(Collectors.joining("\n", "", "\n"));
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.fenceguard.core;
 
 import dev.fenceguard.core.internal.Backoff;
 import dev.fenceguard.core.internal.Checks;
+import dev.fenceguard.core.internal.EventPublisher;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.internal.Redacted;
 import dev.fenceguard.core.internal.WarmUps;
@@ -13,12 +14,10 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -35,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * AsyncLockClient locks = LockClient.builder(backend).build().async();
  * locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5),
- *         lease -> orders.updateAsync(42, newState, lease.fence()))
- *      .thenAccept(result -> ...);
+ *         lease -> redis.async().set("order:42:status", lease.fence(), "paid"))
+ *      .thenAccept(outcome -> ...);
  * }</pre>
  *
  * <p>Invalid arguments throw {@link IllegalArgumentException} (or {@link NullPointerException}) at
@@ -46,20 +45,19 @@ import org.slf4j.LoggerFactory;
  * fence-guard's timer thread or a driver's thread: attach blocking work with the {@code *Async}
  * methods of {@link CompletionStage}. Kotlin coroutines can {@code await()} these stages.
  * Immutable and thread-safe.
+ *
+ * @since 0.1
  */
-public final class AsyncLockClient implements Lease.Owner {
+public final class AsyncLockClient {
 
     private static final Logger log = LoggerFactory.getLogger(LockClient.class);
-    private static final int MAX_WARNED_KEYS = 10_000;
     static final String WARM_UP = "warm-up";
     static final Duration DRY_TTL = Duration.ofSeconds(1);
-    /** Keys already warned about for high fences: "once per key per process", bounded. */
-    private static final Set<LockKey> WARNED_KEYS = ConcurrentHashMap.newKeySet();
 
     private final LockBackend backend;
     private final TimeSource time;
-    private final LockListener listener;
-    private final LockMetrics metrics;
+    /** Where every lock event goes: meters, log, listener, withLock runs and whenLost subscribe there. */
+    private final EventPublisher<LockEvent> events;
     private final LockObservations observations;
     private final Backoff backoff;
     private final Duration callTimeout;
@@ -70,13 +68,12 @@ public final class AsyncLockClient implements Lease.Owner {
             LockObservations observations, Backoff backoff, Duration callTimeout, Duration releaseTimeout) {
         this.backend = backend;
         this.time = time;
-        this.listener = listener;
-        this.metrics = metrics;
+        this.events = LockEvents.publisher(backend.name(), metrics, listener);
         this.observations = observations;
         this.backoff = backoff;
         this.callTimeout = callTimeout;
         this.releaseTimeout = releaseTimeout;
-        this.renewer = new LeaseRenewer(backend, time, listener, metrics, observations, releaseTimeout);
+        this.renewer = new LeaseRenewer(backend, time, events, observations, releaseTimeout);
     }
 
     /** The backend this client talks to. */
@@ -99,7 +96,7 @@ public final class AsyncLockClient implements Lease.Owner {
      * @return a stage that completes when the backend is ready; it fails with a
      *     {@link FenceGuardException} ({@code UNAVAILABLE} if the server cannot be reached,
      *     {@code TIMEOUT} after the call timeout, ...)
-     * @since 0.3
+     * @since 0.1
      */
     public CompletionStage<Void> warmUp() {
         return WarmUps.rounds(CompletableFuture.completedFuture(null), this::warmUpRound);
@@ -125,7 +122,7 @@ public final class AsyncLockClient implements Lease.Owner {
      * fresh JVM more than the round trip).
      */
     AsyncLockClient dryRun() {
-        return new AsyncLockClient(new InMemoryLockBackend(time), time, new LockListener() {}, LockMetrics.none(),
+        return new AsyncLockClient(new InMemoryLockBackend(time), time, LockEvents.NO_LISTENER, LockMetrics.none(),
                 LockObservations.none(), backoff, callTimeout, releaseTimeout);
     }
 
@@ -418,15 +415,12 @@ public final class AsyncLockClient implements Lease.Owner {
     }
 
     private CompletableFuture<Boolean> releaseInternal(Lease lease) {
-        boolean wasHeld = lease.isHeld();
         if (!lease.markReleased()) {
             return CompletableFuture.completedFuture(false);
         }
         renewer.stop(lease);
-        if (wasHeld) {
-            LockMetrics m = metrics.forLock(lease.key());
-            m.held(backend.name(), Duration.ofNanos(time.nanoTime() - lease.acquiredAtNanos()));
-            m.leaseEnded(backend.name());
+        if (lease.releasedWhileHeld() && events.hasSubscribers(LockEvent.Released.class)) {
+            events.publish(new LockEvent.Released(lease, Duration.ofNanos(time.nanoTime() - lease.acquiredAtNanos())));
         }
         LockObservations.Observed observed = observations.start(LockObservations.Operation.RELEASE, backend.name(),
                 lease.key(), lease.parentObservation());
@@ -484,8 +478,8 @@ public final class AsyncLockClient implements Lease.Owner {
         long start = time.nanoTime();
         tryUntil(key, ttl, start + maxWait.toNanos(), 0, out);
         out.whenComplete((lease, error) -> {
-            if (error == null) {
-                metrics.forLock(key).acquireWaited(backend.name(), Duration.ofNanos(time.nanoTime() - start), lease.isPresent());
+            if (error == null && events.hasSubscribers(LockEvent.AcquireWaited.class)) {
+                events.publish(new LockEvent.AcquireWaited(key, Duration.ofNanos(time.nanoTime() - start), lease.isPresent()));
             }
         });
         return observeAcquire(observed, out);
@@ -556,23 +550,24 @@ public final class AsyncLockClient implements Lease.Owner {
                 () -> backend.tryAcquire(key, lockId, ttl, callTimeout),
                 late -> late.ifPresent(g -> undoGrant(key, lockId)));
         CompletableFuture<Optional<Lease>> out = new CompletableFuture<>();
-        LockMetrics metrics = this.metrics.forLock(key);
         call.whenComplete((grant, error) -> {
             Duration latency = Duration.ofNanos(time.nanoTime() - sent);
             if (error != null) {
-                metrics.acquireAttempt(backend.name(), LockMetrics.AcquireOutcome.ERROR, latency);
+                events.publish(new LockEvent.AcquireRefused(key, LockMetrics.AcquireOutcome.ERROR, latency));
                 out.completeExceptionally(Calls.unwrap(error));
                 return;
             }
             if (grant.isEmpty()) {
-                metrics.acquireAttempt(backend.name(), LockMetrics.AcquireOutcome.HELD, latency);
+                if (events.hasSubscribers(LockEvent.AcquireRefused.class)) { // contention: the most frequent event of all
+                    events.publish(new LockEvent.AcquireRefused(key, LockMetrics.AcquireOutcome.HELD, latency));
+                }
                 out.complete(Optional.empty());
                 return;
             }
             long fence = grant.get().fence();
             if (fence < FenceToken.MIN_VALUE || fence > FenceToken.MAX_VALUE) {
                 // A conforming backend refuses atomically; this is the belt to its braces.
-                metrics.acquireAttempt(backend.name(), LockMetrics.AcquireOutcome.ERROR, latency);
+                events.publish(new LockEvent.AcquireRefused(key, LockMetrics.AcquireOutcome.ERROR, latency));
                 undoGrant(key, lockId);
                 out.completeExceptionally(fence > FenceToken.MAX_VALUE
                         ? new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(), "backend " + backend.name()
@@ -585,23 +580,15 @@ public final class AsyncLockClient implements Lease.Owner {
                 // The lease's local deadline (sent + ttl) passed before the grant arrived: it is invalid on arrival
                 // and the server may already have granted the next fence. Never hand it out; free it, as for a
                 // grant nobody waits for, and answer as for a held key (acquire then retries within its wait).
-                metrics.acquireAttempt(backend.name(), LockMetrics.AcquireOutcome.ERROR, latency);
+                events.publish(new LockEvent.AcquireRefused(key, LockMetrics.AcquireOutcome.ERROR, latency));
                 log.warn("a grant of lock '{}' arrived {} after the acquire was sent, past its TTL of {}; released, not handed out",
                         key, latency, ttl);
                 undoGrant(key, lockId);
                 out.complete(Optional.empty());
                 return;
             }
-            metrics.acquireAttempt(backend.name(), LockMetrics.AcquireOutcome.ACQUIRED, latency);
-            if (fence > FenceToken.WARN_THRESHOLD) {
-                metrics.highFence(backend.name());
-                warnOnce(key, fence);
-            }
             Lease lease = new Lease(this, time, key, lockId, FenceToken.of(fence), ttl, grant.get().expiresAt(), sent);
-            metrics.leaseStarted(backend.name());
-            if (log.isDebugEnabled()) { // redacted() hashes (SHA-256) on every acquire otherwise, logged or not
-                log.debug("acquired lock '{}' fence {} lock {} until {}", key, fence, lockId.redacted(), lease.expiresAt());
-            }
+            events.publish(new LockEvent.Granted(lease, latency)); // before anyone has the lease: its first event
             if (!out.complete(Optional.of(lease))) {
                 releaseQuietly(lease); // cancelled while the call was out
             }
@@ -652,8 +639,7 @@ public final class AsyncLockClient implements Lease.Owner {
     }
 
     /** {@link Lease#close()}: releases and waits at most the release timeout (the call is bounded by it). */
-    @Override
-    public void closeQuietly(Lease lease) {
+    void closeQuietly(Lease lease) {
         try {
             Calls.await(releaseInternal(lease));
         } catch (InterruptedException e) {
@@ -666,18 +652,6 @@ public final class AsyncLockClient implements Lease.Owner {
     }
 
     void reportReleaseFailure(Lease lease, Throwable e) {
-        log.warn("releasing lock '{}' (lock {}) failed; it will expire at its TTL: {}", lease.key(), lease.lockId().redacted(),
-                Redacted.describe(e));
-        LeaseRenewer.notify(() -> listener.onReleaseFailed(lease, e));
-    }
-
-    private static void warnOnce(LockKey key, long fence) {
-        if (WARNED_KEYS.size() >= MAX_WARNED_KEYS) {
-            WARNED_KEYS.clear(); // bounded memory beats perfect once-only logging
-        }
-        if (WARNED_KEYS.add(key)) {
-            log.warn("lock '{}' issued fence {}, above {}; fences stop at {} and the key then refuses to lock",
-                    key, fence, FenceToken.WARN_THRESHOLD, FenceToken.MAX_VALUE);
-        }
+        events.publish(new LockEvent.ReleaseFailed(lease, e));
     }
 }

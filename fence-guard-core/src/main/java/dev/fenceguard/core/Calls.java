@@ -1,35 +1,16 @@
 package dev.fenceguard.core;
 
-import dev.fenceguard.core.internal.Deadlines;
+import dev.fenceguard.core.internal.Stages;
+import dev.fenceguard.core.internal.Timer;
 import java.time.Duration;
-import java.util.Objects;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /** Backend calls bounded in time, and the blocking wait of the blocking face. */
 final class Calls {
-
-    /**
-     * The bounds of calls on the system clock: one sweep timer for every call in flight, since a timer
-     * task per call woke the timer thread on most calls (see {@link Deadlines}). Sweeps run on the
-     * {@code fence-guard-timer} thread, so a call that times out completes there, as before. Other time
-     * sources (manual clocks in tests) get a task per call through {@link TimeSource#schedule}.
-     */
-    private static final Deadlines DEADLINES = new Deadlines(System::nanoTime,
-            (delayNanos, sweep) -> SystemTimeSource.INSTANCE.schedule(Duration.ofNanos(delayNanos), sweep));
-    /** Bounds beyond this (about 73 years) are waited as this, so that deadlines cannot overflow. */
-    private static final long LONGEST_NANOS = Long.MAX_VALUE / 4;
-
-    /** A bound that can be lifted once the answer is in. */
-    private interface Bound {
-        void lift();
-    }
 
     private Calls() {}
 
@@ -48,37 +29,18 @@ final class Calls {
     /** {@link #bounded(TimeSource, Duration, LockKey, String, Supplier, Consumer)} for a call about no key ({@code key} null). */
     static <T> CompletableFuture<T> bounded(TimeSource time, Duration timeout, String key, String operation,
             Supplier<? extends CompletionStage<T>> call, Consumer<T> late) {
-        CompletableFuture<T> out = new CompletableFuture<>();
-        // The bound starts before the request leaves: whoever sees the request sent also sees its timer set.
-        Bound timer = bound(time, timeout, () -> out.completeExceptionally(new FenceGuardException(ErrorCode.TIMEOUT,
-                key, operation + " got no answer within " + timeout + "; gave up waiting")));
-        CompletionStage<T> raw;
-        try {
-            raw = Objects.requireNonNull(call.get(), "the backend returned no stage for " + operation);
-        } catch (RuntimeException | Error e) {
-            // An Error too (an assertion, a blocking-call detector): on a timer thread it would otherwise
-            // end the retry or renewal chain silently and leave the caller's stage pending for ever.
-            timer.lift();
-            if (e instanceof VirtualMachineError vm) {
-                throw vm;
-            }
-            return CompletableFuture.failedFuture(e);
-        }
-        raw.whenComplete((value, error) -> {
-            timer.lift();
-            boolean taken = error != null ? out.completeExceptionally(unwrap(error)) : out.complete(value);
-            if (!taken && error == null && late != null) {
-                late.accept(value);
-            }
-        });
-        return out;
+        return Timer.bounded(onExpiry -> bound(time, timeout, onExpiry), () -> new FenceGuardException(ErrorCode.TIMEOUT,
+                key, operation + " got no answer within " + timeout + "; gave up waiting"), call, late);
     }
 
-    private static Bound bound(TimeSource time, Duration timeout, Runnable onExpiry) {
+    /**
+     * On the system clock, the process's one sweep timer ({@link Timer#deadlines()}): a timer task per call
+     * woke the timer thread on most calls. Other time sources (manual clocks in tests) get a task per call
+     * through {@link TimeSource#schedule}.
+     */
+    private static Timer.Bound bound(TimeSource time, Duration timeout, Runnable onExpiry) {
         if (time == SystemTimeSource.INSTANCE) {
-            long nanos = timeout.compareTo(Duration.ofNanos(LONGEST_NANOS)) > 0 ? LONGEST_NANOS : timeout.toNanos();
-            Deadlines.Entry deadline = DEADLINES.add(System.nanoTime() + nanos, onExpiry);
-            return () -> DEADLINES.remove(deadline);
+            return Timer.bound(timeout, onExpiry);
         }
         Future<?> task = time.schedule(timeout, onExpiry);
         return () -> task.cancel(false);
@@ -86,52 +48,25 @@ final class Calls {
 
     /** The exception inside a stage's completion wrapper. */
     static Throwable unwrap(Throwable error) {
-        Throwable e = error;
-        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
+        return Stages.unwrap(error);
     }
 
-    /**
-     * Waits for {@code future} (which is bounded by its own timers) and returns its value or throws its
-     * exception unwrapped. An interrupt cancels the future, so nothing acquired for it is kept.
-     */
+    /** See {@link Stages#await}. */
     static <T> T await(CompletableFuture<T> future) throws InterruptedException {
-        try {
-            return future.get();
-        } catch (InterruptedException e) {
-            future.cancel(false);
-            throw e;
-        } catch (ExecutionException e) {
-            throw rethrow(unwrap(e));
-        } catch (CancellationException e) {
-            throw e;
-        }
+        return Stages.await(future);
     }
 
-    /** {@link #await} for calls that cannot be interrupted in their API: keeps the interrupt flag and fails. */
+    /** See {@link Stages#awaitUninterruptibly}. */
     static <T> T awaitUninterruptibly(CompletableFuture<T> future, LockKey key, String operation) {
-        return awaitUninterruptibly(future, key.value(), operation);
+        return Stages.awaitUninterruptibly(future, key.value(), operation);
     }
 
     /** {@link #awaitUninterruptibly(CompletableFuture, LockKey, String)} for a call about no key ({@code key} null). */
     static <T> T awaitUninterruptibly(CompletableFuture<T> future, String key, String operation) {
-        try {
-            return await(future);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new FenceGuardException(ErrorCode.TIMEOUT, key, operation + " was interrupted while waiting", e);
-        }
+        return Stages.awaitUninterruptibly(future, key, operation);
     }
 
     static RuntimeException rethrow(Throwable e) {
-        if (e instanceof RuntimeException r) {
-            return r;
-        }
-        if (e instanceof Error err) {
-            throw err;
-        }
-        return new CompletionException(e);
+        return Stages.rethrow(e);
     }
 }

@@ -1,6 +1,10 @@
 package dev.fenceguard.core;
 
-/** What went wrong, independent of the backend; carried by every {@link FenceGuardException}. */
+/**
+ * What went wrong, independent of the backend; carried by every {@link FenceGuardException}.
+ *
+ * @since 0.1
+ */
 public enum ErrorCode {
     /** The backend could not be reached or refused the connection. Usually worth retrying. */
     UNAVAILABLE,
@@ -18,7 +22,7 @@ public enum ErrorCode {
      * An idempotency key was used again with a request whose fingerprint differs from the first one's:
      * the same key names two different operations. Nothing was written.
      *
-     * @since 0.3
+     * @since 0.1
      */
     IDEMPOTENCY_CONFLICT,
     /** Anything else: a bug, or a backend answer fence-guard does not understand. */

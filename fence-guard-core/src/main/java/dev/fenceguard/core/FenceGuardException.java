@@ -12,10 +12,12 @@ import java.util.Optional;
  * PostgreSQL constraint violation quotes the whole row, lock id included): the message keeps the
  * SQLSTATE, Redis error or gRPC status, and the names of the objects involved, and the cause is a copy
  * of the driver's exception with its class name in the message and its stack trace, but not its
- * message (for PostgreSQL an {@link java.sql.SQLException} with the same SQLSTATE).
+ * message (for PostgreSQL an {@code java.sql.SQLException} with the same SQLSTATE).
  *
  * <p>Invalid arguments detected before any I/O are reported as {@link IllegalArgumentException}
  * instead, like the rest of the Java platform.
+ *
+ * @since 0.1
  */
 public class FenceGuardException extends RuntimeException {
 

@@ -8,6 +8,8 @@ package dev.fenceguard.core;
  * when the write is applied, the data and {@code s := f} change in one step; when it is rejected,
  * nothing changes. {@link #admits(long, long)} is the rule as a pure function, for tests and for
  * backends that evaluate it in memory.
+ *
+ * @since 0.1
  */
 public enum FencePolicy {
     /**

@@ -7,6 +7,8 @@ package dev.fenceguard.core;
  * what happens when the backend <em>forgets</em>: a Redis restart without persistence, a FLUSHALL, a
  * failover to a replica that had not yet received the latest fences (PostgreSQL with asynchronous
  * replication too).
+ *
+ * @since 0.1
  */
 public enum FenceStrategy {
     /**
@@ -39,24 +41,5 @@ public enum FenceStrategy {
      * <p>Compatibility: earlier 0.1 snapshots floored by whole milliseconds ({@code now_ms * 100}); the
      * tick floor is never below that at the same instant, so upgrading keeps fences rising.
      */
-    CLOCK_FLOORED;
-
-    /** 2025-01-01T00:00:00Z in Unix milliseconds: the custom epoch of {@link #CLOCK_FLOORED}. */
-    public static final long EPOCH_MILLIS = 1_735_689_600_000L;
-
-    /** Fences per millisecond in the clock floor. */
-    public static final long PER_MILLISECOND = 100;
-
-    /** Microseconds per step of the clock floor (one fence per tick of this length). */
-    public static final long MICROS_PER_FENCE = 1000 / PER_MILLISECOND;
-
-    /** The clock floor for a backend clock reading {@code unixMillis}, at a millisecond boundary. */
-    public static long floorAt(long unixMillis) {
-        return Math.max(0, unixMillis - EPOCH_MILLIS) * PER_MILLISECOND;
-    }
-
-    /** The clock floor for a backend clock reading {@code unixMicros}: 10 µs ticks since the epoch. */
-    public static long floorAtMicros(long unixMicros) {
-        return Math.max(0, unixMicros - EPOCH_MILLIS * 1000) / MICROS_PER_FENCE;
-    }
+    CLOCK_FLOORED
 }

@@ -23,6 +23,7 @@ import java.util.Objects;
  * }</pre>
  *
  * @param value the token, {@value #MIN_VALUE} to {@value #MAX_VALUE}
+ * @since 0.1
  */
 public record FenceToken(long value) implements Comparable<FenceToken> {
 

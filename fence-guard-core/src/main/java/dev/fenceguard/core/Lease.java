@@ -18,21 +18,18 @@ import java.util.concurrent.CompletionStage;
  *
  * <pre>{@code
  * try (Lease lease = client.acquire("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5)).orElseThrow()) {
- *     orders.update(42, newState, lease.fence());   // the resource checks the fence
+ *     orders.on(dataSource).update(42L, lease.fence(), Assignments.of("status", "paid")).orThrow(); // the resource checks the fence
  * }
  * }</pre>
+ *
+ * @since 0.1
  */
 public final class Lease implements AutoCloseable {
 
     enum State { HELD, RELEASED, LOST }
 
-    /** What a lease needs of the client that issued it: a way to be released. */
-    interface Owner {
-        /** Releases {@code lease}, bounded in time; never throws. */
-        void closeQuietly(Lease lease);
-    }
-
-    private final Owner owner;
+    /** The client that issued this lease: it releases it. */
+    private final AsyncLockClient owner;
     private final TimeSource time;
     private final LockKey key;
     private final LockId lockId;
@@ -42,13 +39,15 @@ public final class Lease implements AutoCloseable {
     private volatile State state = State.HELD;
     /** Whether a release of this lease was sent (or is being sent); guarded by this. */
     private boolean releaseSent;
+    /** Whether the move to RELEASED was made from HELD (not from LOST); written once, by that move. */
+    private volatile boolean releasedWhileHeld;
     private volatile Instant expiresAt;
     private volatile long deadlineNanos;
     /** The withLock this lease serves, if any: the parent of its renewals and release, told of its loss. */
     private volatile WithLockRun run;
-    private final CompletableFuture<LockMetrics.LossCause> lost = new CompletableFuture<>();
+    private final CompletableFuture<LossCause> lost = new CompletableFuture<>();
 
-    Lease(Owner owner, TimeSource time, LockKey key, LockId lockId, FenceToken fence, Duration ttl,
+    Lease(AsyncLockClient owner, TimeSource time, LockKey key, LockId lockId, FenceToken fence, Duration ttl,
             Instant expiresAt, long sentAtNanos) {
         this.owner = owner;
         this.time = time;
@@ -120,9 +119,9 @@ public final class Lease implements AutoCloseable {
      * (a timer thread of the client): keep them short or hand them to an executor. Completing or
      * cancelling the returned stage changes nothing about the lease.
      *
-     * @since 0.2
+     * @since 0.1
      */
-    public CompletionStage<LockMetrics.LossCause> whenLost() {
+    public CompletionStage<LossCause> whenLost() {
         return lost.minimalCompletionStage();
     }
 
@@ -145,7 +144,7 @@ public final class Lease implements AutoCloseable {
 
     // --- used by the client and its renewer ---
 
-    Owner owner() {
+    AsyncLockClient owner() {
         return owner;
     }
 
@@ -185,11 +184,34 @@ public final class Lease implements AutoCloseable {
         if (state == State.RELEASED) {
             return false;
         }
+        releasedWhileHeld = state == State.HELD;
         state = State.RELEASED;
         if (releaseSent) {
             return false;
         }
         releaseSent = true;
+        return true;
+    }
+
+    /**
+     * Whether this lease was still held when its owner released it: decided by the move of
+     * {@link #markReleased}, so that a lease lost meanwhile is never reported both lost and released.
+     */
+    boolean releasedWhileHeld() {
+        return releasedWhileHeld;
+    }
+
+    /**
+     * Runs {@code report} only while this lease is held, and keeps it held until {@code report} returns: what
+     * {@code report} publishes comes before the lease's loss or release is published, never after it.
+     *
+     * @return whether the lease was held (and {@code report} ran)
+     */
+    synchronized boolean whileHeld(Runnable report) {
+        if (state != State.HELD) {
+            return false;
+        }
+        report.run();
         return true;
     }
 
@@ -217,7 +239,7 @@ public final class Lease implements AutoCloseable {
     }
 
     /** Completes {@link #whenLost()}; called once the loss has been counted and reported. */
-    void signalLost(LockMetrics.LossCause why) {
+    void signalLost(LossCause why) {
         lost.complete(why);
     }
 

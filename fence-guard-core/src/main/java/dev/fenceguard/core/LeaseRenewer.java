@@ -1,5 +1,6 @@
 package dev.fenceguard.core;
 
+import dev.fenceguard.core.internal.EventPublisher;
 import dev.fenceguard.core.internal.Redacted;
 import dev.fenceguard.core.spi.LockBackend;
 import java.time.Duration;
@@ -14,8 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps leases alive and tells when one is lost. Every extension, whether the background renewal or a
- * user's {@link LockClient#extend}, goes through {@link #extend}, so the listener and the metrics hear
- * about both alike.
+ * user's {@link LockClient#extend}, goes through {@link #extend}, so the client's event stream
+ * ({@link LockEvents}: meters, log, listener, whenLost) hears about both alike.
  *
  * <p>No thread per lease: a renewal is a timer task that sends one asynchronous extend, bounded by the
  * time the lease has left, and schedules the next when the answer comes, a third of the time the lease
@@ -30,8 +31,7 @@ final class LeaseRenewer {
 
     private final LockBackend backend;
     private final TimeSource time;
-    private final LockListener listener;
-    private final LockMetrics metrics;
+    private final EventPublisher<LockEvent> events;
     private final LockObservations observations;
     private final Duration releaseTimeout;
     private final Map<Lease, Renewal> active = new ConcurrentHashMap<>();
@@ -44,12 +44,11 @@ final class LeaseRenewer {
         volatile boolean warned;
     }
 
-    LeaseRenewer(LockBackend backend, TimeSource time, LockListener listener, LockMetrics metrics,
-            LockObservations observations, Duration releaseTimeout) {
+    LeaseRenewer(LockBackend backend, TimeSource time, EventPublisher<LockEvent> events, LockObservations observations,
+            Duration releaseTimeout) {
         this.backend = backend;
         this.time = time;
-        this.listener = listener;
-        this.metrics = metrics;
+        this.events = events;
         this.observations = observations;
         this.releaseTimeout = releaseTimeout;
     }
@@ -100,7 +99,7 @@ final class LeaseRenewer {
         Duration left = lease.remaining();
         if (left.isZero()) {
             Throwable last = r == null ? null : r.lastError;
-            lost(lease, last, last == null ? LockMetrics.LossCause.EXPIRED : LockMetrics.LossCause.UNREACHABLE);
+            lost(lease, last, last == null ? LossCause.EXPIRED : LossCause.UNREACHABLE);
             AsyncLockClient.end(observed, null, "lost");
             return CompletableFuture.completedFuture(false);
         }
@@ -117,7 +116,7 @@ final class LeaseRenewer {
             }
             if (expiry.isEmpty()) {
                 AsyncLockClient.end(observed, null, "lost");
-                lost(lease, null, LockMetrics.LossCause.TAKEN_OVER);
+                lost(lease, null, LossCause.TAKEN_OVER);
                 return false;
             }
             if (!lease.extended(expiry.get(), sent, ttl)) {
@@ -149,48 +148,34 @@ final class LeaseRenewer {
     }
 
     private void failed(Lease lease, Throwable e) {
-        if (!lease.isHeld()) {
+        Renewal r = active.get(lease);
+        // Published only while held, and before a loss or release can be: a lease's failures never follow its end.
+        boolean held = lease.whileHeld(() -> {
+            boolean repeated = r != null && r.warned;
+            if (r != null) {
+                r.lastError = e;
+                r.warned = true;
+            }
+            events.publish(new LockEvent.RenewFailed(lease, e, repeated));
+        });
+        if (!held) {
             return; // already lost or released: this answer changes nothing
         }
-        metrics.forLock(lease.key()).renewFailed(backend.name());
-        Renewal r = active.get(lease);
-        if (r != null) {
-            r.lastError = e;
-        }
-        if (r == null || !r.warned) {
-            log.warn("renewing lock '{}' (lock {}) failed: {}", lease.key(), lease.lockId().redacted(), Redacted.describe(e));
-            if (r != null) {
-                r.warned = true; // once per lease: a flapping backend must not flood the log
-            }
-        } else {
-            log.debug("renewing lock '{}' (lock {}) failed again: {}", lease.key(), lease.lockId().redacted(), Redacted.describe(e));
-        }
-        notify(() -> listener.onRenewFailed(lease, e));
         if (!lease.isValid()) {
-            lost(lease, e, LockMetrics.LossCause.UNREACHABLE);
+            lost(lease, e, LossCause.UNREACHABLE);
         }
     }
 
-    /** Declares {@code lease} lost, once: stops renewing it, counts, logs, tells the listener. */
-    void lost(Lease lease, Throwable cause, LockMetrics.LossCause why) {
+    /**
+     * Declares {@code lease} lost, once: stops renewing it and publishes the loss, which the meters, the
+     * {@code withLock} run, the log, the listener and {@link Lease#whenLost()} hear, in that order.
+     */
+    void lost(Lease lease, Throwable cause, LossCause why) {
         if (!lease.markLost()) {
             return; // released or already lost
         }
         stop(lease);
-        LockMetrics m = metrics.forLock(lease.key());
-        m.renewFailed(backend.name());
-        m.leaseLost(backend.name(), why);
-        m.leaseEnded(backend.name());
-        m.held(backend.name(), Duration.ofNanos(time.nanoTime() - lease.acquiredAtNanos()));
-        WithLockRun run = lease.run();
-        if (run != null) {
-            run.leaseLost();
-        }
-        log.warn("lost lock '{}' fence {} (lock {}): {}", lease.key(), lease.fence().value(), lease.lockId().redacted(),
-                cause == null ? "the backend no longer holds it, or no renewal answered before the local deadline"
-                        : "renewal failed until the lease ran out: " + Redacted.describe(cause));
-        notify(() -> listener.onLeaseLost(lease, cause));
-        notify(() -> lease.signalLost(why));
+        events.publish(new LockEvent.Lost(lease, cause, why, Duration.ofNanos(time.nanoTime() - lease.acquiredAtNanos())));
     }
 
     /**
@@ -216,7 +201,7 @@ final class LeaseRenewer {
             if (lease.remaining().isZero()) {
                 Throwable last = r.lastError;
                 lost(lease, last != null ? last : new FenceGuardException(ErrorCode.TIMEOUT, lease.key().value(),
-                        "no renewal answered before the lease's local deadline"), LockMetrics.LossCause.UNREACHABLE);
+                        "no renewal answered before the lease's local deadline"), LossCause.UNREACHABLE);
             } else {
                 armWatchdog(lease, r); // the deadline moved meanwhile
             }
@@ -248,14 +233,6 @@ final class LeaseRenewer {
     private static void cancel(Future<?> f) {
         if (f != null) {
             f.cancel(false);
-        }
-    }
-
-    static void notify(Runnable call) {
-        try {
-            call.run();
-        } catch (RuntimeException e) {
-            log.warn("LockListener threw; ignored", e);
         }
     }
 }

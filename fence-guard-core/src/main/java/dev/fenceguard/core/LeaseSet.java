@@ -8,6 +8,7 @@ import java.util.NoSuchElementException;
  * set releases every lease, in reverse order; it is idempotent and never throws.
  *
  * @param leases the leases, sorted by key
+ * @since 0.1
  */
 public record LeaseSet(List<Lease> leases) implements AutoCloseable {
 

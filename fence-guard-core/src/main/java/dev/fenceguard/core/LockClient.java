@@ -18,9 +18,9 @@ import java.util.Optional;
  * zombie's writes; pass {@link Lease#fence()} to a fenced-write helper on every write.
  *
  * <pre>{@code
- * LockClient locks = LockClient.builder(PostgresLockBackend.builder(dataSource).build()).build();
+ * LockClient locks = LockClient.builder(FenceGuardJdbc.builder(dataSource).build().lockBackend()).build();
  * locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5), lease ->
- *         orderWriter.update(connection, 42, newState, lease.fence()).orThrow());
+ *         orders.on(dataSource).update(42L, lease.fence(), Assignments.of("status", "paid")).orThrow());
  * }</pre>
  *
  * <p>Validation happens before any I/O: keys must satisfy {@link LockKey}, TTLs must be whole
@@ -33,6 +33,8 @@ import java.util.Optional;
  * ({@link Builder#withCallTimeout}), renewals by the time the lease has left, releases by the release
  * timeout ({@link Builder#withReleaseTimeout}). A lease is not tied to a thread: acquire it on one
  * thread, extend or release it on another.
+ *
+ * @since 0.1
  */
 public final class LockClient {
 
@@ -75,7 +77,7 @@ public final class LockClient {
      *
      * @throws FenceGuardException if the backend fails ({@code UNAVAILABLE} when the server cannot be
      *     reached) or is not ready within the call timeout ({@code TIMEOUT})
-     * @since 0.3
+     * @since 0.1
      */
     public void warmUp() {
         // The blocking face's own code, on the in-memory backend of the asynchronous face's dry run.
@@ -245,7 +247,7 @@ public final class LockClient {
     public static final class Builder {
         private final LockBackend backend;
         private TimeSource time = TimeSource.system();
-        private LockListener listener = new LockListener() {};
+        private LockListener listener = LockEvents.NO_LISTENER;
         private LockMetrics metrics;
         private LockObservations observations = LockObservations.none();
         private Backoff backoff = new Backoff(Duration.ofMillis(10), Duration.ofSeconds(1));
@@ -280,7 +282,7 @@ public final class LockClient {
          * {@code withObservations(MicrometerLockObservations.of(observationRegistry))}.
          *
          * @throws NullPointerException if {@code observations} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withObservations(LockObservations observations) {
             this.observations = Objects.requireNonNull(observations, "observations");

@@ -30,7 +30,7 @@ import java.util.Optional;
  * <p>A lease in the context may have been lost meanwhile: {@link #requireHeld} checks
  * {@link Lease#isValid()}, {@link #current()} does not.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class LockContext {
 

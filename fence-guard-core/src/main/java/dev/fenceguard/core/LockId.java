@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
  *
  * <p>A lock id is a bearer secret: whoever knows it can release or extend the lock. {@link #toString()}
  * therefore shows only a short hash ({@code #1a2b3c4d}); fence-guard never logs the full value.
+ *
+ * @since 0.1
  */
 public final class LockId {
 

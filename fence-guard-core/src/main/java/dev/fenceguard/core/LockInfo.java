@@ -10,6 +10,7 @@ import java.util.Objects;
  * @param key the lock key
  * @param fence the fence of the current holder
  * @param expiresAt when the backend will consider the lock free, by the backend's clock
+ * @since 0.1
  */
 public record LockInfo(LockKey key, FenceToken fence, Instant expiresAt) {
     public LockInfo {

@@ -19,6 +19,7 @@ import java.util.Objects;
  * <p>Keys sort by their Unicode code points; {@link LockClient#acquireAll} takes locks in that order.
  *
  * @param value the normalised key
+ * @since 0.1
  */
 public record LockKey(String value) implements Comparable<LockKey> {
 

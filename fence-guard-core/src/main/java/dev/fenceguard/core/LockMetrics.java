@@ -3,10 +3,20 @@ package dev.fenceguard.core;
 import java.time.Duration;
 
 /**
- * Where fence-guard reports what it measures. {@link #automatic()} uses Micrometer's global registry
- * when Micrometer is on the class path and does nothing otherwise; pass
- * {@link dev.fenceguard.core.micrometer.MicrometerLockMetrics#of} to use a registry of your own.
- * Implementations must be thread-safe and fast.
+ * Where a lock client counts and times its lock events, and where fenced-write helpers count stale
+ * writes. {@link #automatic()} uses Micrometer's global registry when Micrometer is on the class path
+ * and does nothing otherwise; pass {@link dev.fenceguard.core.micrometer.MicrometerLockMetrics#of} to use
+ * a registry of your own. The other components have sinks of their own:
+ * {@link dev.fenceguard.core.idempotency.IdempotencyMetrics},
+ * {@link dev.fenceguard.core.leader.LeaderMetrics} and
+ * {@link dev.fenceguard.core.singleflight.SingleflightMetrics}.
+ *
+ * <p>The lock client publishes each lock event once on its event stream; this sink is one of its
+ * subscribers, beside the log, the {@link LockListener} and {@link Lease#whenLost()}, and is called on
+ * the thread that publishes. Implementations must be thread-safe and fast; one that throws is logged and
+ * ignored, and the other subscribers still hear the event. {@link #none()} is not called at all.
+ *
+ * @since 0.1
  */
 public interface LockMetrics {
 
@@ -28,16 +38,6 @@ public interface LockMetrics {
     /** A fenced write to {@code resourceType} was rejected as stale. */
     void staleWriteRejected(String resourceType);
 
-    /** Why a lease was declared lost. */
-    enum LossCause {
-        /** The backend answered that it no longer holds the lease for us (it expired there, or was taken over). */
-        TAKEN_OVER,
-        /** Renewals failed or went unanswered until the lease's local deadline. */
-        UNREACHABLE,
-        /** The local deadline had passed before a renewal could be sent. */
-        EXPIRED
-    }
-
     /** A lease was declared lost while it was held: the event a fencing library exists for. */
     default void leaseLost(String backend, LossCause cause) {}
 
@@ -53,38 +53,6 @@ public interface LockMetrics {
      */
     default void acquireWaited(String backend, Duration waited, boolean acquired) {}
 
-    /** How an idempotent call was answered without running its work. */
-    enum IdempotencyAnswer {
-        /** A recorded outcome was replayed (a completed result or a final failure). */
-        HIT,
-        /** The key was claimed with a different request fingerprint. */
-        CONFLICT,
-        /** Another holder's claim was still live. */
-        IN_PROGRESS
-    }
-
-    /**
-     * An idempotency store on {@code backend} answered {@code answer} instead of running the work.
-     *
-     * @since 0.3
-     */
-    default void idempotency(String backend, IdempotencyAnswer answer) {}
-
-    /**
-     * This process was elected leader of {@code leadership} for term {@code term}.
-     *
-     * @since 0.3
-     */
-    default void leaderElected(String leadership, long term) {}
-
-    /**
-     * This process's term of {@code leadership} ended; {@code lost} if it was taken from it (renewal
-     * refused or unconfirmed, or the process paused past its lease) rather than given up.
-     *
-     * @since 0.3
-     */
-    default void leaderTermEnded(String leadership, boolean lost) {}
-
     /**
      * The metrics to report the events of lock {@code key} to. The client calls this for every lock
      * event, so it must be fast. The default returns this object: no meter tells locks apart. A
@@ -92,7 +60,7 @@ public interface LockMetrics {
      * {@link dev.fenceguard.core.micrometer.MicrometerLockMetrics.Builder#withLockNames lock names}
      * returns a view whose meters carry a bounded {@code lock.name} tag.
      *
-     * @since 0.2
+     * @since 0.1
      */
     default LockMetrics forLock(LockKey key) {
         return this;
@@ -100,15 +68,10 @@ public interface LockMetrics {
 
     /** Micrometer's global registry if Micrometer is present, otherwise {@link #none()}. */
     static LockMetrics automatic() {
-        try {
-            Class.forName("io.micrometer.core.instrument.Metrics", false, LockMetrics.class.getClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
-            return none();
-        }
-        return dev.fenceguard.core.micrometer.MicrometerLockMetrics.global();
+        return dev.fenceguard.core.internal.Micrometer.present() ? dev.fenceguard.core.micrometer.MicrometerLockMetrics.global() : none();
     }
 
-    /** Metrics that record nothing. */
+    /** Metrics that record nothing (and are not even called). */
     static LockMetrics none() {
         return NoMetrics.INSTANCE;
     }

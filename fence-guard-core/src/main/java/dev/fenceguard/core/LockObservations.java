@@ -19,14 +19,14 @@ import java.util.Locale;
  * <p>Implement this interface only to bridge another tracing API; implementations must be thread-safe
  * and fast, and must not throw.
  *
- * @since 0.2
+ * @since 0.1
  */
 public interface LockObservations {
 
     /**
      * What a lock client observes; the observation name is {@link #observationName()}.
      *
-     * @since 0.2
+     * @since 0.1
      */
     enum Operation {
         /** {@code fenceguard.acquire}: {@code tryAcquire} or {@code acquire}, its whole wait included. */
@@ -80,7 +80,7 @@ public interface LockObservations {
     /**
      * One running observation. fence-guard calls it from one thread at a time and stops it once.
      *
-     * @since 0.2
+     * @since 0.1
      */
     interface Observed {
 
@@ -109,7 +109,7 @@ public interface LockObservations {
     /**
      * An open scope of an {@link Observed}; closing it restores the thread's previous observation.
      *
-     * @since 0.2
+     * @since 0.1
      */
     interface Scope extends AutoCloseable {
         @Override

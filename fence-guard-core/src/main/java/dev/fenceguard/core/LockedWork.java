@@ -6,6 +6,7 @@ package dev.fenceguard.core;
  *
  * @param <T> the result type; must not be null
  * @param <E> the checked exception the work may throw ({@link RuntimeException} if none)
+ * @since 0.1
  */
 @FunctionalInterface
 public interface LockedWork<T, E extends Exception> {

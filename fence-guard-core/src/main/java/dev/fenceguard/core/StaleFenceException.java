@@ -5,6 +5,8 @@ package dev.fenceguard.core;
  * has been superseded (it is a "zombie"). Nothing was written.
  *
  * <p>Obtained from {@link WriteOutcome#orThrow()}; code {@link ErrorCode#STALE_FENCE}.
+ *
+ * @since 0.1
  */
 public final class StaleFenceException extends FenceGuardException {
 

@@ -1,11 +1,10 @@
 package dev.fenceguard.core;
 
+import dev.fenceguard.core.internal.Timer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The one seam between fence-guard and time: wall-clock instants (for expiry instants a backend
@@ -13,8 +12,10 @@ import java.util.concurrent.TimeUnit;
  * must never be fooled by wall-clock jumps), sleeping, and timers (for backoff, renewal and call
  * deadlines, which never hold a thread while they wait).
  *
- * <p>{@link #system()} is the real thing; {@link ManualTimeSource} lets tests move time by hand.
+ * <p>{@link #system()} is the real thing; fence-guard-testkit's {@code ManualTimeSource} lets tests move time by hand.
  * Implementations must be thread-safe.
+ *
+ * @since 0.1
  */
 public interface TimeSource {
 
@@ -77,23 +78,9 @@ enum SystemTimeSource implements TimeSource {
         }
     }
 
+    /** On the process's one {@code fence-guard-timer} thread, shared with every module's deadlines. */
     @Override
     public Future<?> schedule(Duration delay, Runnable task) {
-        return Timer.EXECUTOR.schedule(task, Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
-    }
-
-    /** One daemon thread for every client in the process: timer tasks only send requests, so one is plenty. */
-    private static final class Timer {
-        static final ScheduledThreadPoolExecutor EXECUTOR = create();
-
-        private static ScheduledThreadPoolExecutor create() {
-            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, "fence-guard-timer");
-                t.setDaemon(true);
-                return t;
-            });
-            executor.setRemoveOnCancelPolicy(true); // 10,000 cancelled renewals must not pile up
-            return executor;
-        }
+        return Timer.schedule(delay, task);
     }
 }

@@ -10,12 +10,14 @@ import java.util.Objects;
  * a missing row. Switch over it, or call {@link #orThrow()}:
  *
  * <pre>{@code
- * switch (guard.update(conn, lease.fence(), ...)) {
+ * switch (orders.on(dataSource).update(42L, lease.fence(), Assignments.of("status", "paid"))) {
  *     case WriteOutcome.Applied a -> log.info("saved");
  *     case WriteOutcome.Stale s -> log.warn("zombie write refused: {}", s);
  *     case WriteOutcome.NotFound n -> throw new OrderMissing();
  * }
  * }</pre>
+ *
+ * @since 0.1
  */
 public sealed interface WriteOutcome {
 

@@ -3,6 +3,7 @@ package dev.fenceguard.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fenceguard.core.internal.ManualClock;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,7 +23,7 @@ class AsyncLockClientTest {
 
     private static final Duration TTL = Duration.ofSeconds(30);
 
-    private final ManualTimeSource time = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
+    private final ManualClock time = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final InMemoryLockBackend memory = new InMemoryLockBackend(time);
     private final ScriptedBackend backend = new ScriptedBackend(memory);
     private final List<String> events = new CopyOnWriteArrayList<>();

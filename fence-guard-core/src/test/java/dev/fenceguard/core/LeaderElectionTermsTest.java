@@ -2,6 +2,7 @@ package dev.fenceguard.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fenceguard.core.internal.ManualClock;
 import dev.fenceguard.core.leader.LeaderElection;
 import dev.fenceguard.core.leader.Leadership;
 import dev.fenceguard.core.leader.LeadershipListener;
@@ -26,14 +27,14 @@ class LeaderElectionTermsTest {
 
     private static final Duration TTL = Duration.ofSeconds(3);
 
-    private final ManualTimeSource time = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
+    private final ManualClock time = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final InMemoryLockBackend memory = new InMemoryLockBackend(time);
     private final ScriptedBackend backend = new ScriptedBackend(memory);
     private final LockClient client = LockClient.builder(backend).withTimeSource(time).withMetrics(LockMetrics.none()).build();
     private final List<String> events = new CopyOnWriteArrayList<>();
 
     private LeaderElection election(LeadershipListener listener) {
-        return LeaderElection.builder(client.async(), "leader").withTtl(TTL).withTimeSource(time).withMetrics(LockMetrics.none())
+        return LeaderElection.builder(client, "leader").withTtl(TTL).withTimeSource(time).withMetrics(dev.fenceguard.core.leader.LeaderMetrics.none())
                 .onEvents(listener).build();
     }
 
@@ -63,7 +64,7 @@ class LeaderElectionTermsTest {
         time.advance(Duration.ofSeconds(1)); // the campaign's next attempt
         assertThat(events).containsExactly("elected 2");
         assertThat(election.leadership()).hasValueSatisfying(l -> assertThat(l.term().value()).isEqualTo(2));
-        election.stop().toCompletableFuture().join();
+        election.stop();
         assertThat(events).containsExactly("elected 2", "revoked 2 STOPPED");
     }
 
@@ -132,6 +133,6 @@ class LeaderElectionTermsTest {
         answering.join(TimeUnit.SECONDS.toMillis(30));
         assertThat(overlapped).isFalse();
         assertThat(events).startsWith("elected 1", "revoked 1 UNREACHABLE");
-        election.stop().toCompletableFuture().join();
+        election.stop();
     }
 }

@@ -2,6 +2,7 @@ package dev.fenceguard.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fenceguard.core.internal.ManualClock;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,13 +14,13 @@ class LeaseWhenLostTest {
 
     private static final Duration TTL = Duration.ofSeconds(30);
 
-    private final ManualTimeSource time = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
+    private final ManualClock time = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final ScriptedBackend backend = new ScriptedBackend(new InMemoryLockBackend(time));
     private final AsyncLockClient locks = LockClient.builder(backend).withTimeSource(time).withMetrics(LockMetrics.none()).build().async();
 
     @Test
     void completesWithTheCauseWhenTheLeaseIsDeclaredLost() {
-        CompletableFuture<LockMetrics.LossCause> lost = new CompletableFuture<>();
+        CompletableFuture<LossCause> lost = new CompletableFuture<>();
         CompletableFuture<String> work = new CompletableFuture<>();
         locks.withLock("job", TTL, Duration.ZERO, lease -> {
             lease.whenLost().thenAccept(lost::complete);
@@ -29,18 +30,18 @@ class LeaseWhenLostTest {
         time.advance(TTL.minusSeconds(1));
         assertThat(lost).as("not lost while time is left").isNotDone();
         time.advance(Duration.ofSeconds(1));
-        assertThat(lost).isCompletedWithValue(LockMetrics.LossCause.UNREACHABLE);
+        assertThat(lost).isCompletedWithValue(LossCause.UNREACHABLE);
         work.complete("done");
     }
 
     @Test
     void completesWithTakenOverWhenTheBackendNoLongerHoldsIt() {
-        CompletableFuture<LockMetrics.LossCause> lost = new CompletableFuture<>();
+        CompletableFuture<LossCause> lost = new CompletableFuture<>();
         Lease lease = locks.tryAcquire("job", TTL).toCompletableFuture().join().orElseThrow();
         lease.whenLost().thenAccept(lost::complete);
         backend.delegate.release(lease.key(), lease.lockId()); // an operator freed it behind our back
         assertThat(locks.extend(lease, TTL).toCompletableFuture().join()).isFalse();
-        assertThat(lost).isCompletedWithValue(LockMetrics.LossCause.TAKEN_OVER);
+        assertThat(lost).isCompletedWithValue(LossCause.TAKEN_OVER);
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.fenceguard.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fenceguard.core.internal.ManualClock;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import java.time.Duration;
 import java.time.Instant;
@@ -10,10 +11,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -25,7 +26,7 @@ class LockClientTest {
 
     private static final Duration TTL = Duration.ofSeconds(30);
 
-    private final ManualTimeSource time = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
+    private final ManualClock time = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final InMemoryLockBackend memory = new InMemoryLockBackend(time);
     private final ScriptedBackend backend = new ScriptedBackend(memory);
     private final List<String> events = new CopyOnWriteArrayList<>();

@@ -3,6 +3,7 @@ package dev.fenceguard.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fenceguard.core.internal.ManualClock;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import dev.fenceguard.core.micrometer.MicrometerLockMetrics;
 import dev.fenceguard.core.micrometer.MicrometerLockObservations;
@@ -71,7 +72,7 @@ class LockClientWarmUpTest {
     void aBackendWarmUpThatNeverAnswersTimesOutAtTheCallTimeout() {
         ScriptedBackend backend = new ScriptedBackend(new InMemoryLockBackend());
         backend.warmUp = CompletableFuture::new; // never completes
-        ManualTimeSource time = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
+        ManualClock time = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
         AsyncLockClient client = LockClient.builder(backend).withTimeSource(time).withCallTimeout(Duration.ofSeconds(3))
                 .withMetrics(LockMetrics.none()).build().async();
         CompletableFuture<Void> warming = client.warmUp().toCompletableFuture();

@@ -3,6 +3,7 @@ package dev.fenceguard.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fenceguard.core.internal.ManualClock;
 import dev.fenceguard.core.internal.ShortHash;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import dev.fenceguard.core.micrometer.MicrometerLockObservations;
@@ -37,7 +38,7 @@ class LockObservationsTest {
             .validateScopesClosedInReverseOrderOfOpening(true)
             .build();
     private final LockObservations observations = MicrometerLockObservations.of(registry);
-    private final ManualTimeSource time = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
+    private final ManualClock time = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final InMemoryLockBackend memory = new InMemoryLockBackend(time);
     private final ScriptedBackend backend = new ScriptedBackend(memory);
     private final LockClient client = LockClient.builder(backend).withTimeSource(time).withMetrics(LockMetrics.none())

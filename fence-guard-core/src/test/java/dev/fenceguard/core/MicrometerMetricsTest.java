@@ -2,6 +2,7 @@ package dev.fenceguard.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fenceguard.core.internal.ManualClock;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import dev.fenceguard.core.micrometer.MicrometerLockMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -28,20 +29,20 @@ class MicrometerMetricsTest {
     @Test
     void idempotencyHitsConflictsAndInProgressAnswersAreMetered() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        dev.fenceguard.core.idempotency.IdempotencyStore store = dev.fenceguard.core.idempotency.IdempotencyStore
-                .builder(new dev.fenceguard.core.memory.InMemoryIdempotencyBackend()).withMetrics(MicrometerLockMetrics.of(registry)).build();
+        dev.fenceguard.core.idempotency.AsyncIdempotencyStore store = dev.fenceguard.core.idempotency.IdempotencyStore
+                .builder(new dev.fenceguard.core.memory.InMemoryIdempotencyBackend()).withMetrics(dev.fenceguard.core.micrometer.MicrometerIdempotencyMetrics.of(registry)).build().async();
         var fp = dev.fenceguard.core.idempotency.Fingerprint.ofParts("charge", "1");
         var codec = dev.fenceguard.core.idempotency.ResultCodec.utf8();
         Duration ttl = Duration.ofSeconds(30);
         java.util.concurrent.CompletableFuture<String> running = new java.util.concurrent.CompletableFuture<>();
-        var first = store.execute("k", fp, FenceToken.of(1), ttl, codec, () -> running);
-        assertThat(store.execute("k", fp, FenceToken.of(2), ttl, codec, () -> running).toCompletableFuture().join())
+        var first = store.call("k", fp, FenceToken.of(1), ttl, codec, () -> running);
+        assertThat(store.call("k", fp, FenceToken.of(2), ttl, codec, () -> running).toCompletableFuture().join())
                 .isInstanceOf(dev.fenceguard.core.idempotency.IdempotencyResult.InProgress.class);
         running.complete("ch_1");
         first.toCompletableFuture().join();
-        store.execute("k", fp, FenceToken.of(2), ttl, codec, () -> running).toCompletableFuture().join();
-        store.execute("k", fp, FenceToken.of(3), ttl, codec, () -> running).toCompletableFuture().join();
-        assertThat(store.execute("k", dev.fenceguard.core.idempotency.Fingerprint.ofParts("other"), FenceToken.of(3), ttl, codec,
+        store.call("k", fp, FenceToken.of(2), ttl, codec, () -> running).toCompletableFuture().join();
+        store.call("k", fp, FenceToken.of(3), ttl, codec, () -> running).toCompletableFuture().join();
+        assertThat(store.call("k", dev.fenceguard.core.idempotency.Fingerprint.ofParts("other"), FenceToken.of(3), ttl, codec,
                 () -> running).toCompletableFuture()).isCompletedExceptionally();
 
         assertThat(registry.get("fenceguard.idempotency").tag("backend", "in-memory").tag("answer", "in_progress").counter().count())
@@ -53,7 +54,7 @@ class MicrometerMetricsTest {
     @Test
     void lossWaitsAndHeldLeasesAreMeteredWhenTheyHappenAndOnlyThen() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        ManualTimeSource time = new ManualTimeSource(java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        ManualClock time = new ManualClock(java.time.Instant.parse("2026-01-01T00:00:00Z"));
         dev.fenceguard.core.memory.InMemoryLockBackend memory = new InMemoryLockBackend(time);
         ScriptedBackend backend = new ScriptedBackend(memory);
         AsyncLockClient locks = LockClient.builder(backend).withTimeSource(time).withMetrics(MicrometerLockMetrics.of(registry))
@@ -111,7 +112,7 @@ class MicrometerMetricsTest {
     @Test
     void lockNamesTagEveryLockMeterAndFoldIntoOtherPastTheBound() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        ManualTimeSource time = new ManualTimeSource(java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        ManualClock time = new ManualClock(java.time.Instant.parse("2026-01-01T00:00:00Z"));
         InMemoryLockBackend memory = new InMemoryLockBackend(time);
         MicrometerLockMetrics metrics = MicrometerLockMetrics.builder(registry)
                 .withLockNames(MicrometerLockMetrics.prefixUpTo(':'), 2).build();

@@ -36,7 +36,7 @@ import java.util.concurrent.CompletionStage;
  * times; a call that keeps losing fails with {@code UNAVAILABLE}. A rejection writes nothing. Each RPC
  * is sent from the SDK's callback of the one before: no thread waits.
  *
- * <p><b>Bounded.</b> Each call ends by the write timeout ({@link FenceGuardFirestore.Builder#withWriteTimeout}):
+ * <p><b>Bounded.</b> Each call ends by the call timeout ({@link FenceGuardFirestore.Builder#withCallTimeout}):
  * its RPCs carry the time left as their gRPC deadline, and at the timeout the stage fails with
  * {@code TIMEOUT} and the RPC still out is cancelled. A write that timed out, or whose stage you
  * cancelled, may still have been applied if it reached Firestore first: read the document to know.
@@ -49,7 +49,7 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Immutable and thread-safe.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class AsyncFencedFirestore {
 
@@ -69,8 +69,8 @@ public final class AsyncFencedFirestore {
      * {@link FencedFirestore#warmUp()} without waiting.
      *
      * @return a stage that completes when both RPCs have answered; it fails with a
-     *     {@link FenceGuardException} ({@code UNAVAILABLE}, or {@code TIMEOUT} after the write timeout)
-     * @since 0.3
+     *     {@link FenceGuardException} ({@code UNAVAILABLE}, or {@code TIMEOUT} after the call timeout)
+     * @since 0.1
      */
     public CompletionStage<Void> warmUp() {
         return firestore.warmUp(warmUpDocument, timeout);
@@ -84,9 +84,9 @@ public final class AsyncFencedFirestore {
      * @throws IllegalArgumentException if {@code fields} is empty or names the fence or deleted field (or a
      *     field path inside them), or if {@code doc} is in a lock collection, before any I/O
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
-    public CompletionStage<WriteOutcome> update(DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
+    public CompletionStage<WriteOutcome> update(DocumentReference doc, FenceToken fence, Map<String, ?> fields) {
         return run(Op.UPDATE, doc, fence, rule.data(Op.UPDATE, doc, fence, fields));
     }
 
@@ -97,9 +97,9 @@ public final class AsyncFencedFirestore {
      * @throws IllegalArgumentException if {@code fields} is empty, names the fence or deleted field or holds
      *     {@code FieldValue.delete()}, or if {@code doc} is in a lock collection, before any I/O
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
-    public CompletionStage<WriteOutcome> set(DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
+    public CompletionStage<WriteOutcome> set(DocumentReference doc, FenceToken fence, Map<String, ?> fields) {
         return run(Op.SET, doc, fence, rule.data(Op.SET, doc, fence, fields));
     }
 
@@ -110,7 +110,7 @@ public final class AsyncFencedFirestore {
      *     (absent or deleted; fence recorded on the tombstone)
      * @throws IllegalArgumentException if {@code doc} is in a lock collection, before any I/O
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public CompletionStage<WriteOutcome> claim(DocumentReference doc, FenceToken fence) {
         rule.check(doc, fence);
@@ -123,7 +123,7 @@ public final class AsyncFencedFirestore {
      * @return a stage of {@code Applied} (a tombstone holds {@code fence}) or {@code Stale(stored)}
      * @throws IllegalArgumentException if {@code doc} is in a lock collection, before any I/O
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public CompletionStage<WriteOutcome> delete(DocumentReference doc, FenceToken fence) {
         rule.check(doc, fence);
@@ -154,6 +154,6 @@ public final class AsyncFencedFirestore {
 
     @Override
     public String toString() {
-        return "AsyncFencedFirestore[" + rule + ", write timeout " + timeout + "]";
+        return "AsyncFencedFirestore[" + rule + ", call timeout " + timeout + "]";
     }
 }

@@ -6,13 +6,11 @@ import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.TimeSource;
-import dev.fenceguard.core.spi.WriteRule;
+import dev.fenceguard.core.internal.EntrySettings;
 import dev.fenceguard.firestore.internal.DocumentRule;
 import dev.fenceguard.firestore.internal.FirestoreHandle;
 import dev.fenceguard.firestore.internal.LockCollections;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -20,10 +18,12 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * fence-guard on one Firestore database: built once from a {@link Firestore} client with one set of
- * settings, it hands out the lock backend and the fenced writes, which share the client, the settings
- * and the way they talk to Firestore (a read, then a write conditioned on the document being unchanged;
- * asynchronous, under one deadline per call).
+ * fence-guard on one Firestore database, the one entry of this module: built once from a
+ * {@link Firestore} client with one set of settings, it hands out the {@linkplain #lockBackend() lock
+ * backend}, the {@linkplain #idempotencyBackend() idempotency backend}, the {@linkplain #flightStore()
+ * flight store} of {@code Singleflight} and the {@linkplain #fencedWrites() fenced writes}, which share
+ * the client, the settings and the way they talk to Firestore (a read, then a write conditioned on the
+ * document being unchanged; asynchronous, under one deadline per call).
  *
  * <pre>{@code
  * Firestore db = FirestoreOptions.getDefaultInstance().getService();
@@ -36,8 +36,8 @@ import java.util.Set;
  * // without blocking: fenced.async().update(order, lease.fence(), Map.of("status", "paid"))
  * }</pre>
  *
- * <p>Because the lock backend and the fenced writes come from one place, the fenced writes know the
- * lock backend's collection and refuse documents in it (a fenced write there could rewind a lock's fence
+ * <p>Because everything comes from one place, the fenced writes know the collections of the lock
+ * backend, the idempotency backend and the flight store, and refuse documents in them (a fenced write there could rewind a lock's fence
  * or take over a lock), with nothing to repeat. Lock backends of other instances that share the
  * database are named with {@link Builder#withOtherLockCollections}.
  *
@@ -45,36 +45,36 @@ import java.util.Set;
  * the lock backend from one and the fenced writes from the other. The {@link Firestore} client stays
  * yours: this class never closes it. Immutable and thread-safe.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class FenceGuardFirestore {
 
     private final FirestoreLockBackend lockBackend;
     private final FirestoreIdempotencyBackend idempotencyBackend;
-    private final Map<FencePolicy, FencedFirestore> fencedWrites = new EnumMap<>(FencePolicy.class);
+    private final FirestoreFlightStore flightStore;
+    private final Map<FencePolicy, FencedFirestore> fencedWrites;
 
     private FenceGuardFirestore(Builder b) {
         FirestoreHandle firestore = new FirestoreHandle(b.db, b.attempts);
         this.lockBackend = new FirestoreLockBackend(firestore, b.lockCollection);
         this.idempotencyBackend = new FirestoreIdempotencyBackend(firestore, b.idempotencyCollection);
+        this.flightStore = new FirestoreFlightStore(firestore, b.flightCollection);
         Set<String> refused = new LinkedHashSet<>();
         refused.add(b.lockCollection);
         refused.add(b.idempotencyCollection);
+        refused.add(b.flightCollection);
         refused.addAll(b.otherLockCollections);
-        LockMetrics metrics = b.metrics != null ? b.metrics : LockMetrics.automatic();
-        for (FencePolicy policy : FencePolicy.values()) {
-            DocumentRule rule = new DocumentRule(new WriteRule(policy, b.encoding, metrics, "firestore", b.observations), b.fenceField,
-                    b.deletedField, List.copyOf(refused));
-            fencedWrites.put(policy, new FencedFirestore(new AsyncFencedFirestore(firestore, rule, b.writeTimeout,
-                    lockBackend.warmUpDocument())));
-        }
+        List<String> collections = List.copyOf(refused);
+        this.fencedWrites = b.settings.perPolicy(b.encoding, "firestore", rule -> new FencedFirestore(new AsyncFencedFirestore(
+                firestore, new DocumentRule(rule, b.fenceField, b.deletedField, collections), b.settings.callTimeout(),
+                lockBackend.warmUpDocument())));
     }
 
     /**
      * Settings for fence-guard on {@code db}.
      *
      * @throws NullPointerException if {@code db} is null
-     * @since 0.2
+     * @since 0.1
      */
     public static Builder builder(Firestore db) {
         return new Builder(db);
@@ -83,7 +83,7 @@ public final class FenceGuardFirestore {
     /**
      * The lock backend: wrap it in a {@link dev.fenceguard.core.LockClient}.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public FirestoreLockBackend lockBackend() {
         return lockBackend;
@@ -94,16 +94,27 @@ public final class FenceGuardFirestore {
      * documents live in {@link Builder#withIdempotencyCollection the idempotency collection}, which the
      * fenced writes refuse as they refuse the lock collection.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public FirestoreIdempotencyBackend idempotencyBackend() {
         return idempotencyBackend;
     }
 
     /**
+     * The flight store of {@link dev.fenceguard.core.singleflight.Singleflight}: its documents live in
+     * {@link Builder#withFlightCollection the flight collection}, which the fenced writes refuse as they
+     * refuse the lock collection; waiters listen to their flight's document.
+     *
+     * @since 0.1
+     */
+    public FirestoreFlightStore flightStore() {
+        return flightStore;
+    }
+
+    /**
      * The fenced writes under {@link FencePolicy#SAME_OR_NEWER}: a holder may write many times under one lease.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public FencedFirestore fencedWrites() {
         return fencedWrites(FencePolicy.SAME_OR_NEWER);
@@ -114,7 +125,7 @@ public final class FenceGuardFirestore {
      * happen once per lease. Writers of both policies share every setting.
      *
      * @throws NullPointerException if {@code policy} is null
-     * @since 0.2
+     * @since 0.1
      */
     public FencedFirestore fencedWrites(FencePolicy policy) {
         return fencedWrites.get(Objects.requireNonNull(policy, "policy"));
@@ -129,20 +140,19 @@ public final class FenceGuardFirestore {
      * Settings of a {@link FenceGuardFirestore}. Not thread-safe; {@link #build()} copies them, so a
      * builder can be reused.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public static final class Builder {
         private final Firestore db;
+        private final EntrySettings settings = new EntrySettings();
         private String lockCollection = LockCollections.DEFAULT;
         private String idempotencyCollection = "fence_guard_idempotency";
+        private String flightCollection = "fence_guard_flights";
         private List<String> otherLockCollections = List.of();
         private int attempts = FirestoreHandle.DEFAULT_ATTEMPTS;
-        private Duration writeTimeout = Duration.ofSeconds(10);
         private FenceEncoding encoding = FenceEncoding.INTEGER;
         private String fenceField = "_fence";
         private String deletedField = "_deleted";
-        private LockMetrics metrics;
-        private LockObservations observations = LockObservations.none();
 
         private Builder(Firestore db) {
             this.db = Objects.requireNonNull(db, "db");
@@ -156,7 +166,7 @@ public final class FenceGuardFirestore {
          *     containing {@code /}, {@code .} or {@code ..}, matching {@code __.*__}, longer than 1,500
          *     UTF-8 bytes, or holding an unpaired surrogate
          * @throws NullPointerException if {@code collection} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withLockCollection(String collection) {
             this.lockCollection = LockCollections.requireCollectionId("lockCollection", collection);
@@ -172,26 +182,23 @@ public final class FenceGuardFirestore {
          * @throws IllegalArgumentException if a name is not a single Firestore collection id (see
          *     {@link #withLockCollection})
          * @throws NullPointerException if {@code collections} or one of them is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withOtherLockCollections(String... collections) {
-            Objects.requireNonNull(collections, "collections");
-            List<String> list = new ArrayList<>();
-            for (String c : collections) {
-                list.add(LockCollections.requireCollectionId("otherLockCollections", c));
-            }
-            this.otherLockCollections = List.copyOf(list);
+            this.otherLockCollections = EntrySettings.each("collections", collections,
+                    c -> LockCollections.requireCollectionId("otherLockCollections", c));
             return this;
         }
 
         /**
-         * How many times a lock operation or a fenced write reads the document and tries its
+         * How many times an operation (of the lock backend, the idempotency backend, the flight store or
+         * the fenced writes) reads the document and tries its
          * conditional write before giving up under contention (every other writer that changes the
          * document in between costs one attempt); default 25. An acquire that runs out reports the key
          * as held; a release, an extend or a fenced write fails with {@code UNAVAILABLE}.
          *
          * @throws IllegalArgumentException if below 1
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withWriteAttempts(int attempts) {
             this.attempts = FirestoreHandle.requireAttempts(attempts);
@@ -199,21 +206,18 @@ public final class FenceGuardFirestore {
         }
 
         /**
-         * How long a fenced write may take, from the call to its answer, retries after lost races
-         * included; default 10 s. A write still unanswered then fails with {@code TIMEOUT} (it may still
-         * have been applied). The lock backend's calls are bounded by the timeouts its
-         * {@link dev.fenceguard.core.LockClient} passes instead.
+         * How long one call may take: one fenced write, from the call to its answer, retries after lost
+         * races included (and {@link FencedFirestore#warmUp()}); default 10 s. A write still unanswered
+         * then fails with {@code TIMEOUT} (it may still have been applied). The calls of the lock backend,
+         * the idempotency backend and the flight store are bounded by the timeouts their
+         * {@link dev.fenceguard.core.LockClient}, {@code IdempotencyStore} or {@code Singleflight} passes instead.
          *
          * @throws IllegalArgumentException if below 1 ms or above 10 minutes
          * @throws NullPointerException if {@code timeout} is null
-         * @since 0.2
+         * @since 0.1
          */
-        public Builder withWriteTimeout(Duration timeout) {
-            Objects.requireNonNull(timeout, "writeTimeout");
-            if (timeout.compareTo(Duration.ofMillis(1)) < 0 || timeout.compareTo(Duration.ofMinutes(10)) > 0) {
-                throw new IllegalArgumentException("writeTimeout must be between 1 ms and 10 minutes, was " + timeout);
-            }
-            this.writeTimeout = timeout;
+        public Builder withCallTimeout(Duration timeout) {
+            settings.callTimeout(timeout);
             return this;
         }
 
@@ -221,7 +225,7 @@ public final class FenceGuardFirestore {
          * How resources store their fence: an integer field (default) or the 15-character text form.
          *
          * @throws NullPointerException if {@code encoding} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withEncoding(FenceEncoding encoding) {
             this.encoding = Objects.requireNonNull(encoding, "encoding");
@@ -234,7 +238,7 @@ public final class FenceGuardFirestore {
          * @throws IllegalArgumentException if empty, equal to the deleted field, or not a plain field
          *     name (it contains {@code .}, {@code `}, {@code ~}, {@code *}, {@code /}, {@code [} or {@code ]})
          * @throws NullPointerException if {@code field} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withFenceField(String field) {
             this.fenceField = field("fenceField", field, "deletedField", deletedField);
@@ -247,7 +251,7 @@ public final class FenceGuardFirestore {
          * @throws IllegalArgumentException if empty, equal to the fence field, or not a plain field name
          *     (see {@link #withFenceField})
          * @throws NullPointerException if {@code field} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withDeletedField(String field) {
             this.deletedField = field("deletedField", field, "fenceField", fenceField);
@@ -258,10 +262,10 @@ public final class FenceGuardFirestore {
          * Where stale-write rejections are counted; default {@link LockMetrics#automatic()}.
          *
          * @throws NullPointerException if {@code metrics} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withMetrics(LockMetrics metrics) {
-            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            settings.metrics(metrics);
             return this;
         }
 
@@ -279,10 +283,10 @@ public final class FenceGuardFirestore {
          * observation current there. Default {@link LockObservations#none()}: nothing observed, nothing spent.
          *
          * @throws NullPointerException if {@code observations} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withObservations(LockObservations observations) {
-            this.observations = Objects.requireNonNull(observations, "observations");
+            settings.observations(observations);
             return this;
         }
 
@@ -301,7 +305,7 @@ public final class FenceGuardFirestore {
          * @throws IllegalArgumentException if it is not a single Firestore collection id (see
          *     {@link #withLockCollection})
          * @throws NullPointerException if {@code collection} is null
-         * @since 0.3
+         * @since 0.1
          */
         public Builder withIdempotencyCollection(String collection) {
             this.idempotencyCollection = LockCollections.requireCollectionId("idempotencyCollection", collection);
@@ -309,16 +313,35 @@ public final class FenceGuardFirestore {
         }
 
         /**
+         * The top-level collection holding the flight documents of
+         * {@link dev.fenceguard.core.singleflight.Singleflight}; default {@code fence_guard_flights}.
+         *
+         * @throws IllegalArgumentException if it is not a single Firestore collection id (see
+         *     {@link #withLockCollection})
+         * @throws NullPointerException if {@code collection} is null
+         * @since 0.1
+         */
+        public Builder withFlightCollection(String collection) {
+            this.flightCollection = LockCollections.requireCollectionId("flightCollection", collection);
+            return this;
+        }
+
+        /**
          * A new instance with these settings. Does no I/O.
          *
-         * @throws IllegalArgumentException if the idempotency collection is the lock collection
-         *
-         * @since 0.2
+         * @throws IllegalArgumentException if the lock, idempotency and flight collections are not three
+         *     different collections
+         * @since 0.1
          */
         public FenceGuardFirestore build() {
             if (idempotencyCollection.equals(lockCollection)) {
                 throw new IllegalArgumentException("idempotencyCollection must differ from lockCollection '" + lockCollection
                         + "': an idempotency entry and a lock of the same key would share a document");
+            }
+            if (flightCollection.equals(lockCollection) || flightCollection.equals(idempotencyCollection)) {
+                throw new IllegalArgumentException("flightCollection '" + flightCollection + "' must differ from lockCollection '"
+                        + lockCollection + "' and idempotencyCollection '" + idempotencyCollection
+                        + "': a flight and a lock or idempotency entry of the same key would share a document");
             }
             return new FenceGuardFirestore(this);
         }

@@ -34,9 +34,12 @@ import java.util.concurrent.CompletionStage;
  * <p><b>Two faces.</b> {@link #update}, {@link #set}, {@link #claim} and {@link #delete} without a
  * transaction are a wait on {@link #async()}, which does the work without holding a thread: a read, then
  * one write that applies only if the document is unchanged since (see {@link AsyncFencedFirestore}).
- * Each is bounded by the write timeout ({@link FenceGuardFirestore.Builder#withWriteTimeout}). The
+ * Each is bounded by the call timeout ({@link FenceGuardFirestore.Builder#withCallTimeout}). The
  * calls that take your {@link Transaction} run inside it and wait for its read, as Firestore's
  * transaction functions do.
+ *
+ * <p><b>Values.</b> Fields are a {@code Map<String, ?>} of Firestore values, copied when the call is
+ * made: later changes to the map change nothing written or staged.
  *
  * <p><b>Tombstones.</b> A deleted document is replaced by a tombstone {@code {_fence: f, _deleted: true}}
  * that keeps the fence, so a zombie's {@link #set} cannot bring it back; your reads should skip
@@ -68,6 +71,8 @@ import java.util.concurrent.CompletionStage;
  * normal path.
  *
  * <p>Immutable and thread-safe.
+ *
+ * @since 0.1
  */
 public final class FencedFirestore {
 
@@ -83,7 +88,7 @@ public final class FencedFirestore {
      * The non-blocking face of these writes: the same calls, each returning a {@code CompletionStage}
      * at once. The blocking calls here wait on it.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public AsyncFencedFirestore async() {
         return async;
@@ -94,11 +99,11 @@ public final class FencedFirestore {
      * the gRPC channel and loads the SDK's read and commit paths with the two RPCs every fenced write is
      * made of, writing nothing: a read of the document {@code warm-up} in the lock collection (which no
      * lock key maps to and fenced writes refuse) and the commit of an empty batch. Idempotent; bounded by
-     * the write timeout.
+     * the call timeout.
      *
      * @throws dev.fenceguard.core.FenceGuardException {@code UNAVAILABLE} if Firestore cannot be reached,
-     *     {@code TIMEOUT} if it does not answer within the write timeout
-     * @since 0.3
+     *     {@code TIMEOUT} if it does not answer within the call timeout
+     * @since 0.1
      */
     public void warmUp() {
         FirestoreErrors.join(async.warmUp(), null, "warm-up");
@@ -107,7 +112,7 @@ public final class FencedFirestore {
     /**
      * Updates fields of an existing, not deleted document if the policy admits {@code fence}. An
      * update never creates a document or a tombstone: on an absent or deleted document it changes
-     * nothing. Waits for {@link AsyncFencedFirestore#update}, at most the write timeout.
+     * nothing. Waits for {@link AsyncFencedFirestore#update}, at most the call timeout.
      *
      * @return {@code Applied}; {@code Stale(stored)} if the policy refuses {@code fence} (a tombstone's
      *     fence counts); {@code NotFound} if the document does not exist or is a tombstone the policy
@@ -115,9 +120,9 @@ public final class FencedFirestore {
      * @throws IllegalArgumentException if {@code fields} is empty or names the fence or deleted field
      *     (or a field path inside them), or if {@code doc} is in a lock collection (see the class comment), before any I/O
      * @throws dev.fenceguard.core.FenceGuardException if Firestore fails or does not answer within the
-     *     write timeout ({@code TIMEOUT}; the write may still have been applied)
+     *     call timeout ({@code TIMEOUT}; the write may still have been applied)
      */
-    public WriteOutcome update(DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
+    public WriteOutcome update(DocumentReference doc, FenceToken fence, Map<String, ?> fields) {
         return wait(async.update(doc, fence, fields), doc, Op.UPDATE);
     }
 
@@ -128,7 +133,7 @@ public final class FencedFirestore {
      * @throws IllegalArgumentException as the other overload, before {@code tx} reads anything
      * @throws dev.fenceguard.core.FenceGuardException if the read fails
      */
-    public WriteOutcome update(Transaction tx, DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
+    public WriteOutcome update(Transaction tx, DocumentReference doc, FenceToken fence, Map<String, ?> fields) {
         Objects.requireNonNull(tx, "tx");
         Map<String, Object> data = rule.data(Op.UPDATE, doc, fence, fields);
         return stage(tx, doc, fence, Op.UPDATE, Op.UPDATE.observed, data);
@@ -142,13 +147,13 @@ public final class FencedFirestore {
      * <p>On an absent or deleted document an admitted fence is recorded on its tombstone (one is
      * created if the document never existed) and the answer is {@code NotFound}: the document does not
      * exist, and its tombstone now refuses older fences. Waits for {@link AsyncFencedFirestore#claim}, at
-     * most the write timeout.
+     * most the call timeout.
      *
      * @return {@code Applied} (fence recorded on the document); {@code Stale(stored)};
      *     {@code NotFound} (absent or deleted; fence recorded on the tombstone)
      * @throws IllegalArgumentException if {@code doc} is in a lock collection (see the class comment), before any I/O
      * @throws dev.fenceguard.core.FenceGuardException if Firestore fails or does not answer within the
-     *     write timeout ({@code TIMEOUT}; the fence may still have been recorded)
+     *     call timeout ({@code TIMEOUT}; the fence may still have been recorded)
      */
     public WriteOutcome claim(DocumentReference doc, FenceToken fence) {
         return wait(async.claim(doc, fence), doc, Op.CLAIM);
@@ -157,16 +162,16 @@ public final class FencedFirestore {
     /**
      * Creates or replaces the whole document if the policy admits {@code fence}. A tombstone is
      * replaced (the document comes back) only by an admitted fence. Waits for
-     * {@link AsyncFencedFirestore#set}, at most the write timeout.
+     * {@link AsyncFencedFirestore#set}, at most the call timeout.
      *
      * @return {@code Applied}, or {@code Stale(stored)} (a tombstone's fence counts)
      * @throws IllegalArgumentException if {@code fields} is empty, names the fence or deleted field or holds
      *     {@code FieldValue.delete()} (leave the field out: a set replaces the document), or if {@code doc}
      *     is in a lock collection (see the class comment), before any I/O
      * @throws dev.fenceguard.core.FenceGuardException if Firestore fails or does not answer within the
-     *     write timeout ({@code TIMEOUT}; the write may still have been applied)
+     *     call timeout ({@code TIMEOUT}; the write may still have been applied)
      */
-    public WriteOutcome set(DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
+    public WriteOutcome set(DocumentReference doc, FenceToken fence, Map<String, ?> fields) {
         return wait(async.set(doc, fence, fields), doc, Op.SET);
     }
 
@@ -178,7 +183,7 @@ public final class FencedFirestore {
      * @throws IllegalArgumentException as the other overload, before {@code tx} reads anything
      * @throws dev.fenceguard.core.FenceGuardException if the read fails
      */
-    public WriteOutcome set(Transaction tx, DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
+    public WriteOutcome set(Transaction tx, DocumentReference doc, FenceToken fence, Map<String, ?> fields) {
         Objects.requireNonNull(tx, "tx");
         Map<String, Object> data = rule.data(Op.SET, doc, fence, fields);
         return stage(tx, doc, fence, Op.SET, Op.SET.observed, data);
@@ -188,13 +193,13 @@ public final class FencedFirestore {
      * Replaces the document by a tombstone holding {@code fence}, if the policy admits it: whether the
      * document exists, is already a tombstone (its fence is raised) or never existed (a tombstone is
      * created, so a zombie cannot create the document afterwards). Waits for
-     * {@link AsyncFencedFirestore#delete}, at most the write timeout.
+     * {@link AsyncFencedFirestore#delete}, at most the call timeout.
      *
      * @return {@code Applied} (the document reads as absent and its tombstone holds {@code fence}), or
      *     {@code Stale(stored)}
      * @throws IllegalArgumentException if {@code doc} is in a lock collection (see the class comment), before any I/O
      * @throws dev.fenceguard.core.FenceGuardException if Firestore fails or does not answer within the
-     *     write timeout ({@code TIMEOUT}; the tombstone may still have been written)
+     *     call timeout ({@code TIMEOUT}; the tombstone may still have been written)
      */
     public WriteOutcome delete(DocumentReference doc, FenceToken fence) {
         return wait(async.delete(doc, fence), doc, Op.DELETE);

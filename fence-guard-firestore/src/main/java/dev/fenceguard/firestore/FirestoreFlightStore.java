@@ -4,7 +4,6 @@ import com.google.cloud.firestore.Blob;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.FieldValue;
-import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.ListenerRegistration;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.LockKey;
@@ -14,7 +13,6 @@ import dev.fenceguard.firestore.internal.DocIds;
 import dev.fenceguard.firestore.internal.FirestoreErrors;
 import dev.fenceguard.firestore.internal.FirestoreHandle;
 import dev.fenceguard.firestore.internal.FirestoreHandle.Step;
-import dev.fenceguard.firestore.internal.LockCollections;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -28,24 +26,28 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The {@link FlightStore} of {@link dev.fenceguard.core.singleflight.Singleflight} on Firestore: one
  * document per flight key, each operation a read and a write conditioned on the document being
  * unchanged (as {@link FirestoreLockBackend} works), retention judged by the read time of the snapshot
- * each decision is based on (Firestore's clock, never the client's).
+ * each decision is based on (Firestore's clock, never the client's). Get it from
+ * {@link FenceGuardFirestore#flightStore()}.
  *
  * <pre>{@code
- * FlightStore store = FirestoreFlightStore.builder(db).build();
- * Singleflight flights = Singleflight.builder(lockClient.async(), store).build();
+ * FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(db).build();
+ * Singleflight flights = Singleflight.builder(lockClient, fenceGuard.flightStore()).build();
  * }</pre>
  *
  * <p><b>Document.</b> {@code <collection>/<id>} (ids as for locks: {@code "k"} + the escaped key, or a
  * hash when too long) with fields {@code key}, {@code flightFence} (the newest flight begun; kept, so a
  * zombie is refused even after the result expired), {@code result} (bytes), {@code resultFence},
- * {@code resultExpiresAtMillis}, and {@code wakes} (a counter a failed flight bumps). Default collection
- * {@code fence_guard_flights}. Documents are small: a result must fit Firestore's 1 MiB per document.
+ * {@code resultExpiresAtMillis}, and {@code wakes} (a counter a failed flight bumps). The collection is
+ * {@link FenceGuardFirestore.Builder#withFlightCollection}, default {@code fence_guard_flights}; the
+ * fenced writes of the same entry refuse documents in it. Documents are small: a result must fit
+ * Firestore's 1 MiB per document.
  *
  * <p><b>Notification.</b> Waiters listen to their flight's document with a snapshot listener: a publish
  * or a wake changes the document and wakes them. The watch counts as in place once the listener's
- * first snapshot has arrived. Immutable and thread-safe; the {@link Firestore} client stays yours.
+ * first snapshot has arrived. Immutable and thread-safe; it shares the client, the attempts and the
+ * read-then-conditional-write of the {@link FenceGuardFirestore} it came from.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class FirestoreFlightStore implements FlightStore {
 
@@ -59,18 +61,9 @@ public final class FirestoreFlightStore implements FlightStore {
     private final FirestoreHandle firestore;
     private final String collection;
 
-    private FirestoreFlightStore(Builder b) {
-        this.firestore = new FirestoreHandle(b.db, b.attempts);
-        this.collection = b.collection;
-    }
-
-    /**
-     * Settings for a store on {@code db}: collection {@code fence_guard_flights}, 25 write attempts.
-     *
-     * @throws NullPointerException if {@code db} is null
-     */
-    public static Builder builder(Firestore db) {
-        return new Builder(db);
+    FirestoreFlightStore(FirestoreHandle firestore, String collection) {
+        this.firestore = firestore;
+        this.collection = collection;
     }
 
     @Override
@@ -186,42 +179,5 @@ public final class FirestoreFlightStore implements FlightStore {
             return Optional.empty();
         }
         return Optional.of(new FlightResult(fence, result.toBytes()));
-    }
-
-    /** Settings of a {@link FirestoreFlightStore}. Not thread-safe; {@link #build()} copies them. */
-    public static final class Builder {
-        private final Firestore db;
-        private String collection = "fence_guard_flights";
-        private int attempts = FirestoreHandle.DEFAULT_ATTEMPTS;
-
-        private Builder(Firestore db) {
-            this.db = Objects.requireNonNull(db, "db");
-        }
-
-        /**
-         * The collection of the flight documents; default {@code fence_guard_flights}. Keep it apart from
-         * the lock collection and from documents written by fenced writes.
-         *
-         * @throws IllegalArgumentException if not a valid top-level collection id
-         */
-        public Builder withCollection(String collection) {
-            this.collection = LockCollections.requireCollectionId("collection", collection);
-            return this;
-        }
-
-        /**
-         * How many reads (each followed by a conditional write) an operation may make under contention.
-         *
-         * @throws IllegalArgumentException if below 1
-         */
-        public Builder withWriteAttempts(int attempts) {
-            this.attempts = FirestoreHandle.requireAttempts(attempts);
-            return this;
-        }
-
-        /** A store with these settings. */
-        public FirestoreFlightStore build() {
-            return new FirestoreFlightStore(this);
-        }
     }
 }

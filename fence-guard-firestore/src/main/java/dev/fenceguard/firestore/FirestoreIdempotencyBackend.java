@@ -45,7 +45,7 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Asynchronous and bounded like the lock backend. Immutable and thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class FirestoreIdempotencyBackend implements IdempotencyBackend {
 

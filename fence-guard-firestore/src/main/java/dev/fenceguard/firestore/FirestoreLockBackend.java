@@ -62,11 +62,15 @@ import java.util.concurrent.CompletionStage;
  * each RPC is sent from the SDK's callback of the one before. The {@code timeout} of a call is one
  * deadline for its whole chain (read, write, re-reads after lost races). Each RPC carries the time
  * left to the server as its gRPC deadline, so Firestore stops working on it then too; at the deadline
- * the RPC still out is cancelled and the stage completes with {@code TIMEOUT}. A timed-out operation
- * may still have taken effect if its write reached the server before the cancel: an acquire then
- * holds the lock until its TTL (nobody knows its lock id), an extend has moved the expiry, a release
- * has freed the lock. The stages complete on the SDK's callback threads or on one shared deadline
- * timer thread ({@code fence-guard-firestore-deadlines}).
+ * the RPC still out is cancelled and the stage completes with {@code TIMEOUT}. That deadline is the
+ * backend's only timer, and it runs on fence-guard's one timer thread ({@code fence-guard-timer}). A
+ * timed-out operation may still have taken effect if its write reached the server before the cancel:
+ * an acquire then holds the lock until its TTL (its answer never arrives, so nobody can release it), an
+ * extend has moved the expiry, a release has freed the lock. A grant that does arrive after the lock
+ * client stopped waiting is released by the client (see {@link LockBackend}). The stages complete on
+ * the SDK's callback threads or on the {@code fence-guard-timer} thread.
+ *
+ * @since 0.1
  */
 public final class FirestoreLockBackend implements LockBackend {
 
@@ -156,7 +160,7 @@ public final class FirestoreLockBackend implements LockBackend {
      * lock key maps to it, and nothing writes it) and commits an empty batch, which opens the gRPC
      * channel and loads the SDK's read and commit paths. It takes no lock and writes nothing.
      *
-     * @since 0.3
+     * @since 0.1
      */
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {

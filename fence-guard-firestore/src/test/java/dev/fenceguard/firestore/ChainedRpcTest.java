@@ -147,7 +147,7 @@ class ChainedRpcTest {
         AsyncFencedFirestore fenced = FIRESTORE.fencedWrites().async();
         FirestoreLockBackend locks = FIRESTORE.lockBackend();
         FirestoreIdempotencyBackend idempotency = FIRESTORE.idempotencyBackend();
-        FirestoreFlightStore flights = FirestoreFlightStore.builder(DB).build();
+        FirestoreFlightStore flights = FIRESTORE.flightStore();
         LockClient client = LockClient.builder(locks).withMetrics(LockMetrics.none()).build();
         FenceToken f = FenceToken.of(7);
         return Stream.of(

@@ -17,8 +17,10 @@ import dev.fenceguard.core.WriteOutcome.Applied;
 import dev.fenceguard.core.WriteOutcome.NotFound;
 import dev.fenceguard.core.WriteOutcome.Stale;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -63,6 +65,22 @@ class FencedFirestoreTest {
         assertThat(FENCED.update(doc, f(7), Map.of("status", "x"))).as("update of a tombstone").isInstanceOf(NotFound.class);
         assertThat(FENCED.set(doc, f(7), Map.of("status", "reborn"))).isInstanceOf(Applied.class);
         assertThat(data(doc)).isEqualTo(Map.of("status", "reborn", "_fence", 7L));
+    }
+
+    @Test
+    void fieldsAreAnyMapOfValuesCopiedWhenTheCallIsMade() throws Exception {
+        DocumentReference doc = DB.collection("orders").document("copied");
+        Map<String, Long> amounts = new HashMap<>(Map.of("amount", 1250L));
+        CompletionStage<WriteOutcome> set = FENCED.async().set(doc, f(1), amounts);
+        amounts.put("amount", 1L); // after the call: must change nothing written
+        amounts.put("extra", 2L);
+        assertThat(set.toCompletableFuture().get()).isInstanceOf(Applied.class);
+        assertThat(data(doc)).isEqualTo(Map.of("amount", 1250L, "_fence", 1L));
+        Map<String, Long> update = new HashMap<>(Map.of("amount", 1300L));
+        CompletionStage<WriteOutcome> updated = FENCED.async().update(doc, f(1), update);
+        update.clear();
+        assertThat(updated.toCompletableFuture().get()).isInstanceOf(Applied.class);
+        assertThat(data(doc)).isEqualTo(Map.of("amount", 1300L, "_fence", 1L));
     }
 
     private static Map<String, Object> tombstone(long fence) {

@@ -218,7 +218,7 @@ class FirestoreHangTest {
     }
 
     private FencedFirestore fencedWrites(Duration writeTimeout) {
-        return FenceGuardFirestore.builder(db).withWriteTimeout(writeTimeout).withMetrics(LockMetrics.none()).build().fencedWrites();
+        return FenceGuardFirestore.builder(db).withCallTimeout(writeTimeout).withMetrics(LockMetrics.none()).build().fencedWrites();
     }
 
     private void leaseLossIsReportedInTimeWhen(java.util.function.Consumer<HangingProxy> fault) throws Exception {

@@ -227,9 +227,9 @@ class FirestoreLockBackendTest {
         assertThatThrownBy(() -> builder.withLockCollection("__x__")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> builder.withLockCollection(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> builder.withWriteAttempts(0)).hasMessage("writeAttempts must be at least 1, was 0");
-        assertThatThrownBy(() -> builder.withWriteTimeout(Duration.ZERO))
-                .hasMessage("writeTimeout must be between 1 ms and 10 minutes, was PT0S");
-        assertThatThrownBy(() -> builder.withWriteTimeout(Duration.ofMinutes(11))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.withCallTimeout(Duration.ZERO))
+                .hasMessage("callTimeout must be between 1 ms and 10 minutes, was PT0S");
+        assertThatThrownBy(() -> builder.withCallTimeout(Duration.ofMinutes(11))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> builder.withDeletedField("_fence")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> builder.withFenceField("")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> builder.withFenceField("meta.fence"))

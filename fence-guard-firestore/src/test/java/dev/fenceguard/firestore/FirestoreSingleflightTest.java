@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.cloud.firestore.Blob;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.Firestore;
+import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.spi.FlightStore;
@@ -16,7 +17,7 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Singleflight on the Firestore emulator: the contract, with snapshot listeners for waiters. */
+/** Singleflight on the Firestore emulator: the contract over {@link FenceGuardFirestore#flightStore()}, with snapshot listeners for waiters. */
 class FirestoreSingleflightTest extends SingleflightContract {
 
     private static final Firestore DB = Emulator.newProject("singleflight");
@@ -33,7 +34,7 @@ class FirestoreSingleflightTest extends SingleflightContract {
     static void warmUpClientAndEmulator() {
         Duration bound = Duration.ofMinutes(2);
         FIRESTORE.lockBackend().warmUp(bound).toCompletableFuture().join();
-        FlightStore store = FirestoreFlightStore.builder(DB).build();
+        FlightStore store = FIRESTORE.flightStore();
         LockKey k = LockKey.of("warm-up");
         store.begin(k, 1, bound).toCompletableFuture().join();
         store.publish(k, 1, new byte[] {1}, Duration.ofMinutes(1), bound).toCompletableFuture().join();
@@ -46,12 +47,13 @@ class FirestoreSingleflightTest extends SingleflightContract {
 
     @Override
     protected FlightStore newStore() {
-        return FirestoreFlightStore.builder(DB).build();
+        // One entry per simulated process, as each process builds its own; they share the client.
+        return FenceGuardFirestore.builder(DB).withMetrics(LockMetrics.none()).build().flightStore();
     }
 
     @Test
     void theDocumentedFieldsHoldTheFlightsFenceAndTheResult() throws Exception {
-        FirestoreFlightStore store = FirestoreFlightStore.builder(DB).withCollection("flights_layout").build();
+        FirestoreFlightStore store = FenceGuardFirestore.builder(DB).withFlightCollection("flights_layout").build().flightStore();
         LockKey k = LockKey.of(key("a/b%"));
         store.begin(k, 41, Duration.ofSeconds(10)).toCompletableFuture().get();
         store.publish(k, 41, new byte[] {1, 2, 3}, Duration.ofMinutes(1), Duration.ofSeconds(10)).toCompletableFuture().get();
@@ -72,12 +74,26 @@ class FirestoreSingleflightTest extends SingleflightContract {
     }
 
     @Test
+    void theFencedWritesOfTheSameEntryRefuseTheFlightDocuments() {
+        FenceGuardFirestore entry = FenceGuardFirestore.builder(DB).withFlightCollection("flights_refused").build();
+        assertThatThrownBy(() -> entry.fencedWrites().set(entry.flightStore().documentOf("k"), FenceToken.of(9), Map.of("flightFence", 1)))
+                .as("a fenced write could rewind a flight's fence").isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("flights_refused");
+    }
+
+    @Test
     void badSettingsAreRefusedBeforeAnyCall() {
-        assertThatThrownBy(() -> FirestoreFlightStore.builder(DB).withCollection("a/b")).isInstanceOf(IllegalArgumentException.class);
+        FenceGuardFirestore.Builder b = FenceGuardFirestore.builder(DB);
+        assertThatThrownBy(() -> b.withFlightCollection("a/b")).isInstanceOf(IllegalArgumentException.class);
         // The SDK writes '?' for a lone surrogate: "flights\uD800" would be the collection "flights?".
-        assertThatThrownBy(() -> FirestoreFlightStore.builder(DB).withCollection("flights\uD800")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> b.withFlightCollection("flights\uD800")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("must be valid Unicode, found an unpaired surrogate U+D800 at index 7");
-        assertThatThrownBy(() -> FirestoreFlightStore.builder(DB).withWriteAttempts(0)).hasMessage("writeAttempts must be at least 1, was 0");
-        assertThatThrownBy(() -> FirestoreFlightStore.builder(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> b.withFlightCollection(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> FenceGuardFirestore.builder(DB).withFlightCollection("fence_guard_locks").build())
+                .hasMessage("flightCollection 'fence_guard_locks' must differ from lockCollection 'fence_guard_locks' and "
+                        + "idempotencyCollection 'fence_guard_idempotency': a flight and a lock or idempotency entry of the same "
+                        + "key would share a document");
+        assertThatThrownBy(() -> FenceGuardFirestore.builder(DB).withFlightCollection("fence_guard_idempotency").build())
+                .as("the idempotency collection").hasMessageContaining("must differ from lockCollection");
     }
 }

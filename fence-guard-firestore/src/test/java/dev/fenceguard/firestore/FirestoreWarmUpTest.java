@@ -62,7 +62,7 @@ class FirestoreWarmUpTest {
     void warmUpWithNoServerFailsWithAMappedError() throws Exception {
         try (Firestore nowhere = FirestoreOptions.newBuilder().setProjectId("warmup-offline").setEmulatorHost("127.0.0.1:" + Ports.refused())
                 .setCredentials(new FirestoreOptions.EmulatorCredentials()).build().getService()) {
-            FenceGuardFirestore firestore = FenceGuardFirestore.builder(nowhere).withWriteTimeout(Duration.ofSeconds(2))
+            FenceGuardFirestore firestore = FenceGuardFirestore.builder(nowhere).withCallTimeout(Duration.ofSeconds(2))
                     .withMetrics(LockMetrics.none()).build();
             LockClient locks = LockClient.builder(firestore.lockBackend()).withCallTimeout(Duration.ofSeconds(2))
                     .withMetrics(LockMetrics.none()).build();

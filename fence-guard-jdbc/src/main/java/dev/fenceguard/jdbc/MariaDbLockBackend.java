@@ -7,12 +7,13 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
-import dev.fenceguard.core.internal.SqlIdentifiers;
+import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
 import dev.fenceguard.jdbc.internal.MySqlErrors;
 import dev.fenceguard.jdbc.internal.MySqlLockRows;
+import dev.fenceguard.jdbc.internal.TableSettings;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,7 +21,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -30,10 +30,8 @@ import javax.sql.DataSource;
  * A lock backend on a MariaDB table (10.5 or newer; tested on 10.11), one row per lock key, with the
  * same contract as {@link PostgresLockBackend}.
  *
- * <pre>{@code
- * FenceGuardMigrations.builder(dataSource).withSchema("app").migrate();   // creates app.fence_guard_locks
- * LockClient locks = LockClient.of(MariaDbLockBackend.builder(dataSource).withSchema("app").build());
- * }</pre>
+ * Handed out by {@link FenceGuardJdbc#lockBackend()} on MariaDB, on a table created by
+ * {@code FenceGuardMigrations.builder(dataSource).withSchema("app").migrate()}.
  *
  * <p><b>One statement per operation.</b> Acquire is
  * {@code INSERT .. ON DUPLICATE KEY UPDATE .. RETURNING}: MariaDB's {@code RETURNING} (10.5+) hands back
@@ -64,9 +62,9 @@ import javax.sql.DataSource;
  * {@code SET STATEMENT max_statement_time=<s>, innodb_lock_wait_timeout=<s>, time_zone='+00:00' FOR},
  * set to the time the call has left (same round trip, reverting after the statement), so a row lock
  * held by another connection cannot hold the call past its timeout (MariaDB ends the statement with
- * error 1969 or 1205, reported as {@link ErrorCode#TIMEOUT}); the stage fails with {@code TIMEOUT} at
- * the timeout whatever the server does, and a connection still busy half a second later is aborted, as
- * for {@link PostgresLockBackend}. {@code SET STATEMENT} is MariaDB's: this backend does not run on
+ * error 1969 or 1205, reported as {@link ErrorCode#TIMEOUT}); the stage completes with what the server
+ * answered, and a connection still busy half a second after the timeout is aborted, as for
+ * {@link PostgresLockBackend}, which also says who times out the caller and releases late grants. {@code SET STATEMENT} is MariaDB's: this backend does not run on
  * MySQL (MySQL has neither it nor {@code INSERT .. RETURNING}).
  *
  * <p>Keys are stored as their UTF-8 bytes in a {@code VARBINARY(512)} column: MySQL's text collations
@@ -74,9 +72,9 @@ import javax.sql.DataSource;
  * the {@link DataSource} for one call each (MariaDB Connector/J or MySQL Connector/J); if the pool hands
  * them out with auto-commit off, the backend commits. Instances are immutable and thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
-public final class MariaDbLockBackend implements LockBackend {
+final class MariaDbLockBackend implements LockBackend {
 
     private final Executor executor;
     private final BoundedJdbc calls;
@@ -87,19 +85,19 @@ public final class MariaDbLockBackend implements LockBackend {
     private final String extendSql;
     private final String lookupSql;
 
-    private MariaDbLockBackend(Builder b) {
-        this.executor = b.executor;
-        this.calls = new BoundedJdbc(b.dataSource, executor, MySqlErrors::map);
-        this.strategy = b.strategy;
-        this.table = '`' + b.schema + "`.`" + b.table + '`'; // validated identifiers
+    MariaDbLockBackend(TableSettings b) {
+        this.executor = b.executor();
+        this.calls = new BoundedJdbc(b.dataSource(), executor, MySqlErrors::map);
+        this.strategy = b.strategy();
+        this.table = b.backQuoted();
         // Time is read when the row is written, after any wait for its row lock: SYSDATE(6), not NOW(6) (the
         // statement's start). One reading per statement, kept in @fg_now for the later assignments, so that every
         // judgment and the new expiry of a statement use the same instant.
         String expiry = "@fg_now + INTERVAL ? MICROSECOND";
         // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks; UNIX_TIMESTAMP(NOW(6)) is an exact decimal. The floor
         // may lag the write by the wait: it only has to grow with time, the counter keeps fences rising.
-        String floor = "FLOOR((UNIX_TIMESTAMP(NOW(6)) * 1000000 - " + FenceStrategy.EPOCH_MILLIS * 1000 + ") / "
-                + FenceStrategy.MICROS_PER_FENCE + ")";
+        String floor = "FLOOR((UNIX_TIMESTAMP(NOW(6)) * 1000000 - " + ClockFloor.EPOCH_MILLIS * 1000 + ") / "
+                + ClockFloor.MICROS_PER_FENCE + ")";
         String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
         String nextFence = strategy == FenceStrategy.DENSE ? "fence + 1" : "GREATEST(fence + 1, " + floor + ")";
         String free = "(lock_id IS NULL OR expires_at <= @fg_now)";
@@ -128,16 +126,6 @@ public final class MariaDbLockBackend implements LockBackend {
         this.lookupSql = "SELECT fence, expires_at FROM " + table + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > SYSDATE(6)";
     }
 
-    /**
-     * A builder for a backend on {@code dataSource}; defaults: table {@code fence_guard_locks} in the
-     * schema (database) {@code withSchema} names, {@link FenceStrategy#DENSE}, a virtual thread per call.
-     *
-     * @throws NullPointerException if {@code dataSource} is null
-     */
-    public static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource);
-    }
-
     @Override
     public String name() {
         return "mariadb";
@@ -151,26 +139,24 @@ public final class MariaDbLockBackend implements LockBackend {
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         return calls.submit(key.value(), "acquire on " + table, timeout,
-                (c, left) -> acquire(c, left, MySqlLockRows.bytes(key), key.value(), lockId, ttl),
-                late -> late.ifPresent(grant -> undoLateGrant(key, lockId, timeout)));
+                (c, left) -> acquire(c, left, MySqlLockRows.bytes(key), key.value(), lockId, ttl));
     }
 
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> release(c, left, MySqlLockRows.bytes(key), lockId),
-                null);
+        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> release(c, left, MySqlLockRows.bytes(key), lockId));
     }
 
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         return calls.submit(key.value(), "extend on " + table, timeout,
-                (c, left) -> extend(c, left, MySqlLockRows.bytes(key), lockId, ttl), null);
+                (c, left) -> extend(c, left, MySqlLockRows.bytes(key), lockId, ttl));
     }
 
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
         return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> lookup(c, left, MySqlLockRows.bytes(key))
-                .map(live -> new LockInfo(key, FenceToken.of(live.fence()), live.expiresAt())), null);
+                .map(live -> new LockInfo(key, FenceToken.of(live.fence()), live.expiresAt())));
     }
 
     /**
@@ -181,7 +167,7 @@ public final class MariaDbLockBackend implements LockBackend {
      * behind. It fails if the lock table or a column is missing. Concurrent warm-ups of several processes
      * wait for each other's rollback on that one key (within the timeout).
      *
-     * @since 0.3
+     * @since 0.1
      */
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {
@@ -193,7 +179,7 @@ public final class MariaDbLockBackend implements LockBackend {
                     & extend(c, left, WARM_UP_KEY, holder, ttl).isPresent()
                     & lookup(c, left, WARM_UP_KEY).isPresent()
                     & release(c, left, WARM_UP_KEY, holder);
-        }), null).thenApply(allRan -> null);
+        })).thenApply(allRan -> null);
     }
 
     /** The internal key of warm-ups: no {@link LockKey} is empty. */
@@ -284,82 +270,5 @@ public final class MariaDbLockBackend implements LockBackend {
         String prefix = String.format(Locale.ROOT, "SET STATEMENT max_statement_time=%d.%03d, innodb_lock_wait_timeout=%d, "
                 + "time_zone='+00:00' FOR ", millis / 1000, millis % 1000, Math.max(1, (millis + 999) / 1000));
         return c.prepareStatement(prefix + sql);
-    }
-
-    /** A grant that arrived after the call timed out reached nobody: free it rather than leave it to its TTL. */
-    private void undoLateGrant(LockKey key, LockId lockId, Duration timeout) {
-        BoundedJdbc.undoneLateGrant(release(key, lockId, timeout), key, lockId);
-    }
-
-    /** Options for a {@link MariaDbLockBackend}. Not thread-safe; {@link #build()} copies. */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private String schema;
-        private String table = "fence_guard_locks";
-        private FenceStrategy strategy = FenceStrategy.DENSE;
-        private Executor executor = BoundedJdbc.VIRTUAL_THREADS;
-
-        private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        }
-
-        /**
-         * The schema (MariaDB: database) of the lock table; required, since MariaDB has no default schema
-         * a connection is sure to have.
-         *
-         * @throws IllegalArgumentException if not a plain SQL identifier
-         */
-        public Builder withSchema(String schema) {
-            this.schema = SqlIdentifiers.require("schema", schema);
-            return this;
-        }
-
-        /**
-         * The lock table; default {@code fence_guard_locks}.
-         *
-         * @throws IllegalArgumentException if not a plain SQL identifier
-         */
-        public Builder withTable(String table) {
-            this.table = SqlIdentifiers.require("table", table);
-            return this;
-        }
-
-        /**
-         * How fences are chosen; default {@link FenceStrategy#DENSE}. Choose
-         * {@link FenceStrategy#CLOCK_FLOORED} when the database can fail over to an asynchronous replica
-         * that may not have the latest fences.
-         */
-        public Builder withFenceStrategy(FenceStrategy strategy) {
-            this.strategy = Objects.requireNonNull(strategy, "strategy");
-            return this;
-        }
-
-        /**
-         * Where the blocking JDBC work of each call runs; default: a new virtual thread per call. See
-         * {@link PostgresLockBackend.Builder#withExecutor}.
-         *
-         * @throws NullPointerException if {@code executor} is null
-         */
-        public Builder withExecutor(Executor executor) {
-            this.executor = Objects.requireNonNull(executor, "executor");
-            return this;
-        }
-
-        /**
-         * A backend with these settings.
-         *
-         * @throws IllegalStateException if no schema was given
-         */
-        public MariaDbLockBackend build() {
-            if (schema == null) {
-                throw new IllegalStateException("MariaDbLockBackend needs the schema (database) of its lock table: withSchema(\"app\")");
-            }
-            Builder copy = new Builder(dataSource);
-            copy.schema = schema;
-            copy.table = table;
-            copy.strategy = strategy;
-            copy.executor = executor;
-            return new MariaDbLockBackend(copy);
-        }
     }
 }

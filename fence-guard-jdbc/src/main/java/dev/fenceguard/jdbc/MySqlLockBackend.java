@@ -7,12 +7,13 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
-import dev.fenceguard.core.internal.SqlIdentifiers;
+import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
 import dev.fenceguard.jdbc.internal.MySqlErrors;
 import dev.fenceguard.jdbc.internal.MySqlLockRows;
+import dev.fenceguard.jdbc.internal.TableSettings;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,7 +21,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -33,10 +33,8 @@ import javax.sql.DataSource;
  * Connector/J (no MySQL server ran it). On MariaDB prefer {@link MariaDbLockBackend}: one round trip for
  * every grant, and server-side statement bounds.
  *
- * <pre>{@code
- * FenceGuardMigrations.builder(dataSource).withSchema("app").migrate();   // creates app.fence_guard_locks
- * LockClient locks = LockClient.of(MySqlLockBackend.builder(dataSource).withSchema("app").build());
- * }</pre>
+ * Handed out by {@link FenceGuardJdbc#lockBackend()} on MySQL, on a table created by
+ * {@code FenceGuardMigrations.builder(dataSource).withSchema("app").migrate()}.
  *
  * <p><b>Acquire.</b> One {@code INSERT .. ON DUPLICATE KEY UPDATE}, whose assignments run left to right,
  * each seeing the columns set before it. The first ({@code acquired_at}) decides whether the lock is free
@@ -71,8 +69,9 @@ import javax.sql.DataSource;
  * <p><b>Bounds.</b> MySQL has no {@code SET STATEMENT}, its {@code MAX_EXECUTION_TIME} hint bounds only
  * {@code SELECT}s (the lookup carries it) and its {@code SET_VAR} hint does not take
  * {@code innodb_lock_wait_timeout}; setting that per call would cost a round trip. So the writes carry no
- * server-side bound: the stage fails with {@link ErrorCode#TIMEOUT} at the timeout whatever the server
- * does, and a connection still busy half a second later is aborted, as for {@link PostgresLockBackend}.
+ * server-side bound of their own: a connection still busy half a second after the timeout is aborted, as
+ * for {@link PostgresLockBackend}, and the lock client ends the caller's wait at the timeout
+ * ({@link ErrorCode#TIMEOUT}) and releases a grant that arrives after it.
  * Rows are locked only for the length of one auto-commit statement, so a write waits long only behind a
  * transaction of someone else's holding the row; bound that with the connection's
  * {@code innodb_lock_wait_timeout} (MySQL Connector/J: {@code sessionVariables=innodb_lock_wait_timeout=5}).
@@ -81,9 +80,9 @@ import javax.sql.DataSource;
  * {@link DataSource} for one call each; if the pool hands them out with auto-commit off, the backend
  * commits. Instances are immutable and thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
-public final class MySqlLockBackend implements LockBackend {
+final class MySqlLockBackend implements LockBackend {
 
     /** The insert id of an acquire refused because a live lease holds the key; above any fence. */
     static final long HELD = 1L << 61;
@@ -107,17 +106,17 @@ public final class MySqlLockBackend implements LockBackend {
     private final String lookupSql;
     private final String liveSql;
 
-    private MySqlLockBackend(Builder b) {
-        this.executor = b.executor;
-        this.calls = new BoundedJdbc(b.dataSource, executor, MySqlErrors::map);
-        this.strategy = b.strategy;
-        this.table = '`' + b.schema + "`.`" + b.table + '`'; // validated identifiers
+    MySqlLockBackend(TableSettings b) {
+        this.executor = b.executor();
+        this.calls = new BoundedJdbc(b.dataSource(), executor, MySqlErrors::map);
+        this.strategy = b.strategy();
+        this.table = b.backQuoted();
         String now = NOW;
         String expiry = now + " + INTERVAL ? MICROSECOND";
         // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks, from an exact integer (no session time zone involved). It
         // uses the statement's start: one value for the whole statement, and the floor only has to grow with time.
         String nowMicros = "TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
-        String floor = "((" + nowMicros + " - " + FenceStrategy.EPOCH_MILLIS * 1000 + ") DIV " + FenceStrategy.MICROS_PER_FENCE + ")";
+        String floor = "((" + nowMicros + " - " + ClockFloor.EPOCH_MILLIS * 1000 + ") DIV " + ClockFloor.MICROS_PER_FENCE + ")";
         String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
         String nextFence = strategy == FenceStrategy.DENSE ? "fence + 1" : "GREATEST(fence + 1, " + floor + ")";
         String fenceLeft = nextFence + " <= " + FenceToken.MAX_VALUE;
@@ -150,16 +149,6 @@ public final class MySqlLockBackend implements LockBackend {
                 + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > " + now;
     }
 
-    /**
-     * A builder for a backend on {@code dataSource}; defaults: table {@code fence_guard_locks} in the
-     * schema (database) {@code withSchema} names, {@link FenceStrategy#DENSE}, a virtual thread per call.
-     *
-     * @throws NullPointerException if {@code dataSource} is null
-     */
-    public static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource);
-    }
-
     @Override
     public String name() {
         return "mysql";
@@ -173,8 +162,7 @@ public final class MySqlLockBackend implements LockBackend {
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
         return calls.submit(key.value(), "acquire on " + table, timeout,
-                (c, left) -> acquire(c, MySqlLockRows.bytes(key), key.value(), lockId, ttl),
-                late -> late.ifPresent(grant -> undoLateGrant(key, lockId, timeout)));
+                (c, left) -> acquire(c, MySqlLockRows.bytes(key), key.value(), lockId, ttl));
     }
 
     private Optional<Grant> acquire(Connection c, byte[] key, String keyName, LockId lockId, Duration ttl) throws SQLException {
@@ -221,7 +209,7 @@ public final class MySqlLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> release(c, MySqlLockRows.bytes(key), lockId), null);
+        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> release(c, MySqlLockRows.bytes(key), lockId));
     }
 
     private boolean release(Connection c, byte[] key, LockId lockId) throws SQLException {
@@ -234,7 +222,7 @@ public final class MySqlLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> extend(c, MySqlLockRows.bytes(key), lockId, ttl), null);
+        return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> extend(c, MySqlLockRows.bytes(key), lockId, ttl));
     }
 
     private Optional<Instant> extend(Connection c, byte[] key, LockId lockId, Duration ttl) throws SQLException {
@@ -263,7 +251,7 @@ public final class MySqlLockBackend implements LockBackend {
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
         return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> lookup(c, left, MySqlLockRows.bytes(key))
-                .map(live -> new LockInfo(key, FenceToken.of(live.fence()), live.expiresAt())), null);
+                .map(live -> new LockInfo(key, FenceToken.of(live.fence()), live.expiresAt())));
     }
 
     private record Live(long fence, Instant expiresAt) {}
@@ -286,7 +274,7 @@ public final class MySqlLockBackend implements LockBackend {
      * of several processes wait for each other's rollback on that one key (within the timeout). It leaves the
      * connection's {@code LAST_INSERT_ID()} set, as every acquire does.
      *
-     * @since 0.3
+     * @since 0.1
      */
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {
@@ -298,7 +286,7 @@ public final class MySqlLockBackend implements LockBackend {
                     & extend(c, WARM_UP_KEY, holder, ttl).isPresent()
                     & lookup(c, left, WARM_UP_KEY).isPresent()
                     & release(c, WARM_UP_KEY, holder);
-        }), null).thenApply(allRan -> null);
+        })).thenApply(allRan -> null);
     }
 
     /** The internal key of warm-ups: no {@link LockKey} is empty. */
@@ -328,85 +316,6 @@ public final class MySqlLockBackend implements LockBackend {
         }
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT LAST_INSERT_ID()")) {
             return rs.next() ? rs.getLong(1) : 0;
-        }
-    }
-
-    /** A grant that arrived after the call timed out reached nobody: free it rather than leave it to its TTL. */
-    private void undoLateGrant(LockKey key, LockId lockId, Duration timeout) {
-        BoundedJdbc.undoneLateGrant(release(key, lockId, timeout), key, lockId);
-    }
-
-    /** Options for a {@link MySqlLockBackend}. Not thread-safe; {@link #build()} copies. */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private String schema;
-        private String table = "fence_guard_locks";
-        private FenceStrategy strategy = FenceStrategy.DENSE;
-        private Executor executor = BoundedJdbc.VIRTUAL_THREADS;
-
-        private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        }
-
-        /**
-         * The schema (MySQL: database) of the lock table; required, since a connection need not have a
-         * default database.
-         *
-         * @throws IllegalArgumentException if not a plain SQL identifier
-         */
-        public Builder withSchema(String schema) {
-            this.schema = SqlIdentifiers.require("schema", schema);
-            return this;
-        }
-
-        /**
-         * The lock table; default {@code fence_guard_locks}.
-         *
-         * @throws IllegalArgumentException if not a plain SQL identifier
-         */
-        public Builder withTable(String table) {
-            this.table = SqlIdentifiers.require("table", table);
-            return this;
-        }
-
-        /**
-         * How fences are chosen; default {@link FenceStrategy#DENSE}. Choose
-         * {@link FenceStrategy#CLOCK_FLOORED} when the database can fail over to an asynchronous replica
-         * that may not have the latest fences.
-         *
-         * @throws NullPointerException if {@code strategy} is null
-         */
-        public Builder withFenceStrategy(FenceStrategy strategy) {
-            this.strategy = Objects.requireNonNull(strategy, "strategy");
-            return this;
-        }
-
-        /**
-         * Where the blocking JDBC work of each call runs; default: a new virtual thread per call. See
-         * {@link PostgresLockBackend.Builder#withExecutor}.
-         *
-         * @throws NullPointerException if {@code executor} is null
-         */
-        public Builder withExecutor(Executor executor) {
-            this.executor = Objects.requireNonNull(executor, "executor");
-            return this;
-        }
-
-        /**
-         * A backend with these settings.
-         *
-         * @throws IllegalStateException if no schema was given
-         */
-        public MySqlLockBackend build() {
-            if (schema == null) {
-                throw new IllegalStateException("MySqlLockBackend needs the schema (database) of its lock table: withSchema(\"app\")");
-            }
-            Builder copy = new Builder(dataSource);
-            copy.schema = schema;
-            copy.table = table;
-            copy.strategy = strategy;
-            copy.executor = executor;
-            return new MySqlLockBackend(copy);
         }
     }
 }

@@ -3,11 +3,11 @@ package dev.fenceguard.jdbc;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.FlightStore;
-import dev.fenceguard.jdbc.internal.BoundedJdbc;
 import dev.fenceguard.jdbc.internal.BoundStatements;
+import dev.fenceguard.jdbc.internal.BoundedJdbc;
 import dev.fenceguard.jdbc.internal.FlightListener;
+import dev.fenceguard.jdbc.internal.TableSettings;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -26,13 +26,7 @@ import javax.sql.DataSource;
  * table (13 or newer), one row per flight key, created by {@code FenceGuardMigrations.singleflightBuilder} in
  * fence-guard-migrations.
  *
- * <pre>{@code
- * FenceGuardMigrations.singleflightBuilder(dataSource).migrate();  // public.fence_guard_flights
- * try (PostgresFlightStore store = PostgresFlightStore.builder(dataSource).build()) {
- *     Singleflight flights = Singleflight.builder(lockClient.async(), store).build();
- *     ...
- * }
- * }</pre>
+ * Handed out by {@link FenceGuardJdbc#flightStore()} on PostgreSQL; {@link FenceGuardJdbc#close()} closes it.
  *
  * <p><b>Statements.</b> Begin and publish are each one {@code INSERT .. ON CONFLICT DO UPDATE .. WHERE}
  * judged by {@code clock_timestamp()}: begin records the flight's fence unless a result is retained or a
@@ -42,7 +36,7 @@ import javax.sql.DataSource;
  *
  * <p><b>Notification.</b> Waiters are woken by {@code LISTEN}/{@code NOTIFY} on one channel per table
  * ({@code fg_sf_} and 16 hex digits of a hash of the table's name; the payload is the flight key). Each
- * store instance holds one dedicated connection from {@link Builder#withListenerDataSource the listener
+ * store instance holds one dedicated connection from {@link FenceGuardJdbc.Builder#withListenerDataSource the listener
  * data source} (by default the store's own, so a pool lends it one connection for good), opened on the
  * first wait and read by one virtual thread. If that connection breaks, waiters are told once (they
  * look again) and fall back to their poll interval; the next wait reconnects. {@link #close()} closes it.
@@ -50,9 +44,9 @@ import javax.sql.DataSource;
  * <p>Calls are bounded like {@link PostgresLockBackend}'s: on the server ({@code lock_timeout},
  * {@code statement_timeout}) and here. Thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
-public final class PostgresFlightStore implements FlightStore, AutoCloseable {
+final class PostgresFlightStore implements FlightStore, AutoCloseable {
 
 
     private final BoundedJdbc calls;
@@ -66,11 +60,11 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
     private final String newestSql;
     private final String wakeSql;
 
-    private PostgresFlightStore(Builder b) {
-        this.calls = new BoundedJdbc(b.dataSource, b.executor);
-        this.table = '"' + b.schema + "\".\"" + b.table + '"';
-        this.channel = channelOf(b.schema, b.table);
-        this.listener = new FlightListener(b.listenerDataSource, channel);
+    PostgresFlightStore(TableSettings b, DataSource listenerDataSource) {
+        this.calls = new BoundedJdbc(b.dataSource(), b.executor());
+        this.table = b.doubleQuoted();
+        this.channel = channelOf(b.schema(), b.table());
+        this.listener = new FlightListener(listenerDataSource, channel);
         String retained = "f.result IS NOT NULL AND f.result_expires_at > clock_timestamp()";
         this.readSql = BoundStatements.BOUND + "SELECT f.result_fence, f.result FROM " + table + " f WHERE f.flight_key = ? AND " + retained;
         this.beginSql = BoundStatements.BOUND + "INSERT INTO " + table + " AS f (flight_key, flight_fence, updated_at) VALUES (?, ?, clock_timestamp()) "
@@ -86,16 +80,6 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
                 + "WHERE f.flight_fence <= EXCLUDED.flight_fence RETURNING 1, pg_notify(?, f.flight_key)";
         this.newestSql = BoundStatements.BOUND + "SELECT f.flight_fence FROM " + table + " f WHERE f.flight_key = ?";
         this.wakeSql = BoundStatements.BOUND + "SELECT pg_notify(?, ?)";
-    }
-
-    /**
-     * A builder for a store on {@code dataSource}; defaults: table {@code public.fence_guard_flights},
-     * a virtual thread per call, the listener connection from {@code dataSource}.
-     *
-     * @throws NullPointerException if {@code dataSource} is null
-     */
-    public static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource);
     }
 
     @Override
@@ -117,7 +101,7 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
                     return rs.next() ? Optional.of(new FlightResult(rs.getLong(1), rs.getBytes(2))) : Optional.<FlightResult>empty();
                 }
             }
-        }, null);
+        });
     }
 
     @Override
@@ -148,7 +132,7 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
                     }
                 }
             }
-        }, null);
+        });
     }
 
     @Override
@@ -175,7 +159,7 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
                     return new WriteOutcome.Stale(resource, fence, newest, FencePolicy.SAME_OR_NEWER);
                 }
             }
-        }, null);
+        });
     }
 
     @Override
@@ -187,7 +171,7 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
                 BoundStatements.resultAfterBound(ps).close();
                 return (Void) null;
             }
-        }, null);
+        });
     }
 
     @Override
@@ -213,74 +197,6 @@ public final class PostgresFlightStore implements FlightStore, AutoCloseable {
             return "fg_sf_" + HexFormat.of().formatHex(digest, 0, 8);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required by every Java platform", e);
-        }
-    }
-
-    /** Options for a {@link PostgresFlightStore}. Not thread-safe; {@link #build()} copies. */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private DataSource listenerDataSource;
-        private String schema = "public";
-        private String table = "fence_guard_flights";
-        private Executor executor = BoundedJdbc.VIRTUAL_THREADS;
-
-        private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-            this.listenerDataSource = dataSource;
-        }
-
-        /**
-         * The schema of the table; default {@code public}.
-         *
-         * @throws IllegalArgumentException if not a plain SQL identifier
-         */
-        public Builder withSchema(String schema) {
-            this.schema = SqlIdentifiers.require("schema", schema);
-            return this;
-        }
-
-        /**
-         * The table; default {@code fence_guard_flights}.
-         *
-         * @throws IllegalArgumentException if not a plain SQL identifier
-         */
-        public Builder withTable(String table) {
-            this.table = SqlIdentifiers.require("table", table);
-            return this;
-        }
-
-        /**
-         * Where the one long-lived {@code LISTEN} connection comes from; default the store's data
-         * source. Give a non-pooled one (a {@code PGSimpleDataSource}) to keep the pool's connections for
-         * statements. It must reach the same database, and not through a pooler in transaction mode
-         * (PgBouncer drops {@code LISTEN} there).
-         *
-         * @throws NullPointerException if {@code dataSource} is null
-         */
-        public Builder withListenerDataSource(DataSource dataSource) {
-            this.listenerDataSource = Objects.requireNonNull(dataSource, "dataSource");
-            return this;
-        }
-
-        /**
-         * Where the blocking JDBC work of each call runs; default a new virtual thread per call (see
-         * {@link PostgresLockBackend.Builder#withExecutor}).
-         *
-         * @throws NullPointerException if {@code executor} is null
-         */
-        public Builder withExecutor(Executor executor) {
-            this.executor = Objects.requireNonNull(executor, "executor");
-            return this;
-        }
-
-        /** A store with these settings; connects nothing until the first call. */
-        public PostgresFlightStore build() {
-            Builder copy = new Builder(dataSource);
-            copy.listenerDataSource = listenerDataSource;
-            copy.schema = schema;
-            copy.table = table;
-            copy.executor = executor;
-            return new PostgresFlightStore(copy);
         }
     }
 }

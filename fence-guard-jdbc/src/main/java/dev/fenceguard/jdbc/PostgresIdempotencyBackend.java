@@ -7,16 +7,15 @@ import static dev.fenceguard.jdbc.internal.BoundStatements.prepare;
 import static dev.fenceguard.jdbc.internal.BoundStatements.resultAfterBound;
 
 import dev.fenceguard.core.LockKey;
-import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.IdempotencyBackend;
 import dev.fenceguard.core.spi.IdempotencyEntry;
 import dev.fenceguard.core.spi.IdempotencyState;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
+import dev.fenceguard.jdbc.internal.TableSettings;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletionStage;
@@ -27,10 +26,8 @@ import javax.sql.DataSource;
  * An idempotency backend on a PostgreSQL table (13 or newer), one row per idempotency key, for a
  * {@link dev.fenceguard.core.idempotency.IdempotencyStore}.
  *
- * <pre>{@code
- * FenceGuardMigrations.idempotencyBuilder(dataSource).migrate();       // creates public.fence_guard_idempotency
- * IdempotencyStore store = IdempotencyStore.builder(PostgresIdempotencyBackend.builder(dataSource).build()).build();
- * }</pre>
+ * Handed out by {@link FenceGuardJdbc#idempotencyBackend()} on PostgreSQL, on a table created by
+ * {@code FenceGuardMigrations.idempotencyBuilder(dataSource).migrate()}.
  *
  * <p>Claim and record are one SQL statement each, judged by the server's {@code clock_timestamp()}.
  * The claim reads the row first: a live entry that is final or has another fingerprint stays as it is
@@ -47,9 +44,9 @@ import javax.sql.DataSource;
  * {@code TIMEOUT} at the deadline. The table layout is in {@code docs/idempotency-store.md}.
  * Immutable and thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
-public final class PostgresIdempotencyBackend implements IdempotencyBackend {
+final class PostgresIdempotencyBackend implements IdempotencyBackend {
 
     private final Executor executor;
     private final BoundedJdbc calls;
@@ -59,10 +56,10 @@ public final class PostgresIdempotencyBackend implements IdempotencyBackend {
     private final String lookupSql;
     private final String purgeSql;
 
-    private PostgresIdempotencyBackend(Builder b) {
-        this.executor = b.executor;
-        this.calls = new BoundedJdbc(b.dataSource, executor);
-        this.table = '"' + b.schema + "\".\"" + b.table + '"'; // validated identifiers
+    PostgresIdempotencyBackend(TableSettings b) {
+        this.executor = b.executor();
+        this.calls = new BoundedJdbc(b.dataSource(), executor);
+        this.table = b.doubleQuoted();
         String columns = "state, fingerprint, fence, expires_at, retain_until, result";
         // The claim's rules, judged at one reading of the clock ("now", recovered from the proposed row).
         String takes = "e.retain_until <= n.now OR (e.fingerprint = EXCLUDED.fingerprint AND ("
@@ -95,16 +92,6 @@ public final class PostgresIdempotencyBackend implements IdempotencyBackend {
                 + " WHERE retain_until <= clock_timestamp() ORDER BY retain_until LIMIT ? FOR UPDATE SKIP LOCKED)";
     }
 
-    /**
-     * A builder for a backend on {@code dataSource}; defaults: table {@code public.fence_guard_idempotency},
-     * a virtual thread per call.
-     *
-     * @throws NullPointerException if {@code dataSource} is null
-     */
-    public static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource);
-    }
-
     @Override
     public String name() {
         return "postgres";
@@ -130,7 +117,7 @@ public final class PostgresIdempotencyBackend implements IdempotencyBackend {
                     return entry(rs);
                 }
             }
-        }, null);
+        });
     }
 
     @Override
@@ -149,7 +136,7 @@ public final class PostgresIdempotencyBackend implements IdempotencyBackend {
                     return rs.getLong(1) == 1 ? OptionalLong.empty() : OptionalLong.of(rs.getLong(2)); // NULL fence reads as 0
                 }
             }
-        }, null);
+        });
     }
 
     @Override
@@ -161,7 +148,7 @@ public final class PostgresIdempotencyBackend implements IdempotencyBackend {
                     return rs.next() ? Optional.of(entry(rs)) : Optional.<IdempotencyEntry>empty();
                 }
             }
-        }, null);
+        });
     }
 
     @Override
@@ -171,7 +158,7 @@ public final class PostgresIdempotencyBackend implements IdempotencyBackend {
                 ps.setInt(3, limit);
                 return countAfterBound(ps);
             }
-        }, null);
+        });
     }
 
     private static IdempotencyEntry entry(ResultSet rs) throws SQLException {
@@ -187,57 +174,5 @@ public final class PostgresIdempotencyBackend implements IdempotencyBackend {
     @Override
     public String toString() {
         return "PostgresIdempotencyBackend[" + table + ", " + executor + "]";
-    }
-
-    /** Options for a {@link PostgresIdempotencyBackend}. Not thread-safe; {@link #build()} copies. */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private String schema = "public";
-        private String table = "fence_guard_idempotency";
-        private Executor executor = BoundedJdbc.VIRTUAL_THREADS;
-
-        private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        }
-
-        /**
-         * The schema of the idempotency table; default {@code public}.
-         *
-         * @throws IllegalArgumentException if not a plain SQL identifier
-         */
-        public Builder withSchema(String schema) {
-            this.schema = SqlIdentifiers.require("schema", schema);
-            return this;
-        }
-
-        /**
-         * The idempotency table; default {@code fence_guard_idempotency}.
-         *
-         * @throws IllegalArgumentException if not a plain SQL identifier
-         */
-        public Builder withTable(String table) {
-            this.table = SqlIdentifiers.require("table", table);
-            return this;
-        }
-
-        /**
-         * Where the blocking JDBC work of each call runs; default: a new virtual thread per call. See
-         * {@link PostgresLockBackend.Builder#withExecutor}.
-         *
-         * @throws NullPointerException if {@code executor} is null
-         */
-        public Builder withExecutor(Executor executor) {
-            this.executor = Objects.requireNonNull(executor, "executor");
-            return this;
-        }
-
-        /** A backend with these settings. */
-        public PostgresIdempotencyBackend build() {
-            Builder copy = new Builder(dataSource);
-            copy.schema = schema;
-            copy.table = table;
-            copy.executor = executor;
-            return new PostgresIdempotencyBackend(copy);
-        }
     }
 }

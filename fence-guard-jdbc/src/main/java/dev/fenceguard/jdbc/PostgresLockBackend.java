@@ -13,10 +13,11 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
-import dev.fenceguard.core.internal.SqlIdentifiers;
+import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
+import dev.fenceguard.jdbc.internal.TableSettings;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,20 +25,16 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
  * A lock backend on a PostgreSQL table (13 or newer), one row per lock key.
  *
- * <pre>{@code
- * FenceGuardMigrations.migrate(dataSource);                      // creates public.fence_guard_locks
- * LockClient locks = LockClient.of(PostgresLockBackend.builder(dataSource).build());
- * }</pre>
+ * Handed out by {@link FenceGuardJdbc#lockBackend()} on PostgreSQL, on a table created by
+ * {@code FenceGuardMigrations.migrate(dataSource)}.
  *
  * <p>Every operation is one SQL statement, atomic on the server and judged by the server's
  * {@code clock_timestamp()} (not {@code now()}, which is the start of the transaction and already
@@ -47,7 +44,7 @@ import javax.sql.DataSource;
  * may take a second statement, to tell "held" from "fences exhausted".
  *
  * <p><b>Threads.</b> JDBC blocks, so every call runs on an executor and the methods return at once:
- * by default a new virtual thread per call ({@link Builder#withExecutor} to supply your own). The
+ * by default a new virtual thread per call ({@link FenceGuardJdbc.Builder#withExecutor} to supply your own). The
  * caller's thread never waits for the database.
  *
  * <p><b>Bounds.</b> Each call is bounded by the {@code timeout} it is given, on the server as well as
@@ -55,16 +52,19 @@ import javax.sql.DataSource;
  * {@code set_config('statement_timeout', ..)} are set, local to the statement's transaction, to the
  * time the call has left, so a row lock held by another connection cannot hold the call past its
  * timeout (PostgreSQL cancels the statement with SQLSTATE 55P03 or 57014, reported as
- * {@link ErrorCode#TIMEOUT}). The returned stage fails with {@code TIMEOUT} at the timeout whatever the
- * server does; a call still running half a second later has its connection aborted
- * ({@link java.sql.Connection#abort}), so a server that stopped answering pins neither a thread nor a
- * pool connection. A grant that arrives after its call timed out is released. Waiting for a pool
- * connection counts against the timeout too.
+ * {@link ErrorCode#TIMEOUT}). The stage completes with what the server answered; a call still running
+ * half a second after its timeout has its connection aborted ({@link java.sql.Connection#abort}, on
+ * fence-guard's one timer thread), so a server that stopped answering pins neither a thread nor a pool
+ * connection. Waiting for a pool connection counts against the timeout too: a call whose time ran out
+ * before it was sent fails with {@code TIMEOUT} without sending. Ending the caller's wait at the timeout
+ * and releasing a grant that arrives after it are the lock client's (see {@link LockBackend}).
  *
  * <p>Connections come from the {@link DataSource} for one call each; if the pool hands them out with
  * auto-commit off, the backend commits. Instances are immutable and thread-safe.
+ *
+ * @since 0.1
  */
-public final class PostgresLockBackend implements LockBackend {
+final class PostgresLockBackend implements LockBackend {
 
     private final Executor executor;
     private final BoundedJdbc calls;
@@ -81,15 +81,15 @@ public final class PostgresLockBackend implements LockBackend {
     private final String extendOp;
     private final String lookupOp;
 
-    private PostgresLockBackend(Builder b) {
-        this.executor = b.executor;
-        this.calls = new BoundedJdbc(b.dataSource, executor);
-        this.strategy = b.strategy;
-        this.table = '"' + b.schema + "\".\"" + b.table + '"'; // validated identifiers
+    PostgresLockBackend(TableSettings b) {
+        this.executor = b.executor();
+        this.calls = new BoundedJdbc(b.dataSource(), executor);
+        this.strategy = b.strategy();
+        this.table = b.doubleQuoted();
         String expiry = "clock_timestamp() + (?::bigint * interval '1 millisecond')";
         // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks (extract: exact numeric on 14+, a double good to ~1 µs on 13).
-        String floor = "floor((extract(epoch from clock_timestamp()) * 1000000 - " + FenceStrategy.EPOCH_MILLIS * 1000
-                + ") / " + FenceStrategy.MICROS_PER_FENCE + ")::bigint";
+        String floor = "floor((extract(epoch from clock_timestamp()) * 1000000 - " + ClockFloor.EPOCH_MILLIS * 1000
+                + ") / " + ClockFloor.MICROS_PER_FENCE + ")::bigint";
         String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
         String nextFence = strategy == FenceStrategy.DENSE ? "l.fence + 1" : "GREATEST(l.fence + 1, " + floor + ")";
         this.acquireSql = BOUND + "INSERT INTO " + table + " AS l (lock_key, fence, lock_id, expires_at, acquired_at) "
@@ -112,16 +112,6 @@ public final class PostgresLockBackend implements LockBackend {
         this.lookupOp = "lookup on " + table;
     }
 
-    /**
-     * A builder for a backend on {@code dataSource}; defaults: table {@code public.fence_guard_locks},
-     * {@link FenceStrategy#DENSE}, a virtual thread per call.
-     *
-     * @throws NullPointerException if {@code dataSource} is null
-     */
-    public static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource);
-    }
-
     @Override
     public String name() {
         return "postgres";
@@ -134,22 +124,22 @@ public final class PostgresLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), acquireOp, timeout, acquireWork(key.value(), lockId, ttl), undoLateGrant(key, lockId, timeout));
+        return calls.submit(key.value(), acquireOp, timeout, acquireWork(key.value(), lockId, ttl));
     }
 
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        return calls.submit(key.value(), releaseOp, timeout, releaseWork(key.value(), lockId), null);
+        return calls.submit(key.value(), releaseOp, timeout, releaseWork(key.value(), lockId));
     }
 
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), extendOp, timeout, extendWork(key.value(), lockId, ttl), null);
+        return calls.submit(key.value(), extendOp, timeout, extendWork(key.value(), lockId, ttl));
     }
 
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-        return calls.submit(key.value(), lookupOp, timeout, lookupWork(key.value(), key), null);
+        return calls.submit(key.value(), lookupOp, timeout, lookupWork(key.value(), key));
     }
 
     // The work of each call comes from these methods, which the warm-up runs too: each lambda is linked
@@ -183,14 +173,13 @@ public final class PostgresLockBackend implements LockBackend {
      * {@code SELECT pg_sleep(0.005)}, so that the executor's thread waits on the socket once (on a virtual
      * thread, the first such wait starts the JDK's I/O poller).
      *
-     * @since 0.3
+     * @since 0.1
      */
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {
         return calls.submit(null, "warm-up on " + table, timeout, BoundedJdbc.rolledBack((c, left) -> {
             LockId holder = LockId.random();
             Duration ttl = Duration.ofSeconds(1);
-            undoLateGrant(WARM_UP_LOCK_KEY, holder, timeout); // links the lambda; a warm-up grant is never late
             // One answer that takes the server a moment, so that this thread waits on the socket once:
             // on a virtual thread (the default executor) the first such wait of the process starts the
             // JDK's I/O poller (several ms), which the first real call paid when the warm-up's own
@@ -204,7 +193,7 @@ public final class PostgresLockBackend implements LockBackend {
                     & lookupWork(WARM_UP_KEY, WARM_UP_LOCK_KEY).apply(c, left).isPresent()
                     & releaseWork(WARM_UP_KEY, holder).apply(c, left);
             return allRan;
-        }), null).thenApply(allRan -> null);
+        })).thenApply(allRan -> null);
     }
 
     /** The internal key of warm-ups: no {@link LockKey} is empty. */
@@ -276,79 +265,5 @@ public final class PostgresLockBackend implements LockBackend {
     @Override
     public String toString() {
         return "PostgresLockBackend[" + table + ", " + strategy + ", " + executor + "]";
-    }
-
-    /** A grant that arrives after its call timed out reached nobody: free it rather than leave it to its TTL. */
-    private Consumer<Optional<Grant>> undoLateGrant(LockKey key, LockId lockId, Duration timeout) {
-        return late -> late.ifPresent(grant -> BoundedJdbc.undoneLateGrant(release(key, lockId, timeout), key, lockId));
-    }
-
-    /** Options for a {@link PostgresLockBackend}. Not thread-safe; {@link #build()} copies. */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private String schema = "public";
-        private String table = "fence_guard_locks";
-        private FenceStrategy strategy = FenceStrategy.DENSE;
-        private Executor executor = BoundedJdbc.VIRTUAL_THREADS;
-
-        private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        }
-
-        /**
-         * The schema of the lock table; default {@code public}.
-         *
-         * @throws IllegalArgumentException if not a plain SQL identifier
-         */
-        public Builder withSchema(String schema) {
-            this.schema = SqlIdentifiers.require("schema", schema);
-            return this;
-        }
-
-        /**
-         * The lock table; default {@code fence_guard_locks}.
-         *
-         * @throws IllegalArgumentException if not a plain SQL identifier
-         */
-        public Builder withTable(String table) {
-            this.table = SqlIdentifiers.require("table", table);
-            return this;
-        }
-
-        /**
-         * How fences are chosen; default {@link FenceStrategy#DENSE}. Choose
-         * {@link FenceStrategy#CLOCK_FLOORED} when the database can fail over to an asynchronous replica
-         * that may not have the latest fences.
-         */
-        public Builder withFenceStrategy(FenceStrategy strategy) {
-            this.strategy = Objects.requireNonNull(strategy, "strategy");
-            return this;
-        }
-
-        /**
-         * Where the blocking JDBC work of each call runs; default: a new virtual thread per call. Give
-         * your own to cap concurrency or to use platform threads (on JDK 21 to 23 a virtual thread
-         * that blocks inside {@code synchronized} pins its carrier; pgjdbc 42.6+ and HikariCP do not).
-         * The executor must run tasks on other threads than the caller's, or the caller blocks: a direct
-         * executor ({@code Runnable::run}) defeats the asynchronous SPI. A call still queued at its
-         * timeout is failed with {@code TIMEOUT} and never sent; a call the executor rejects fails with
-         * {@code UNAVAILABLE}. fence-guard never shuts the executor down.
-         *
-         * @throws NullPointerException if {@code executor} is null
-         */
-        public Builder withExecutor(Executor executor) {
-            this.executor = Objects.requireNonNull(executor, "executor");
-            return this;
-        }
-
-        /** A backend with these settings. */
-        public PostgresLockBackend build() {
-            Builder copy = new Builder(dataSource);
-            copy.schema = schema;
-            copy.table = table;
-            copy.strategy = strategy;
-            copy.executor = executor;
-            return new PostgresLockBackend(copy);
-        }
     }
 }

@@ -12,8 +12,10 @@ import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.testing.MariaTestSupport;
 import dev.fenceguard.testkit.BlockingBackend;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -23,11 +25,11 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
-import java.util.function.Supplier;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -95,8 +97,8 @@ abstract class LockTableBackendTest {
     void clockFlooredFencesStayAboveEverythingIssuedEvenAfterTheCounterIsLost() throws Exception {
         BlockingBackend floored = BlockingBackend.of(backend("floored", FenceStrategy.CLOCK_FLOORED));
         LockKey key = LockKey.of("k");
-        long before = FenceStrategy.floorAt(Instant.now().minusSeconds(60).toEpochMilli());
-        long after = FenceStrategy.floorAt(Instant.now().plusSeconds(60).toEpochMilli());
+        long before = ClockFloor.floorAt(Instant.now().minusSeconds(60).toEpochMilli());
+        long after = ClockFloor.floorAt(Instant.now().plusSeconds(60).toEpochMilli());
         long last = 0;
         for (int i = 0; i < 5; i++) {
             LockId id = LockId.random();

@@ -1,6 +1,7 @@
 package dev.fenceguard.jdbc;
 
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.testing.MariaTestSupport;
 
 /** {@link LockTableAsyncWaiters} on {@link MariaDbLockBackend}. */
 class MariaDbAsyncWaitersTest extends LockTableAsyncWaiters {
@@ -12,6 +13,6 @@ class MariaDbAsyncWaitersTest extends LockTableAsyncWaiters {
 
     @Override
     LockBackend backendOn(MariaTestSupport server) {
-        return server.backend("locks").build();
+        return new MariaDbLockBackend(server.lockTable("locks"));
     }
 }

@@ -2,6 +2,7 @@ package dev.fenceguard.jdbc;
 
 import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.testing.MariaTestSupport;
 import dev.fenceguard.testkit.LockBackendContract;
 import java.util.Locale;
 import org.junit.jupiter.api.AfterAll;
@@ -35,7 +36,7 @@ class MariaDbBackendContractTest {
 
         @Override
         protected LockBackend backend() {
-            return server().backend("locks_" + strategy().name().toLowerCase(Locale.ROOT)).withFenceStrategy(strategy()).build();
+            return new MariaDbLockBackend(server().lockTable("locks_" + strategy().name().toLowerCase(Locale.ROOT)).withFenceStrategy(strategy()));
         }
 
         @Override

@@ -1,6 +1,7 @@
 package dev.fenceguard.jdbc;
 
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.testing.MariaTestSupport;
 import dev.fenceguard.testkit.LockBackendProperties;
 import net.jqwik.api.lifecycle.AfterContainer;
 
@@ -8,7 +9,7 @@ import net.jqwik.api.lifecycle.AfterContainer;
 class MariaDbBackendProperties extends LockBackendProperties {
 
     private static final MariaTestSupport MARIA = new MariaTestSupport("props");
-    private static final MariaDbLockBackend BACKEND = MARIA.backend("locks").build();
+    private static final MariaDbLockBackend BACKEND = new MariaDbLockBackend(MARIA.lockTable("locks"));
 
     @AfterContainer
     static void dropDatabase() {

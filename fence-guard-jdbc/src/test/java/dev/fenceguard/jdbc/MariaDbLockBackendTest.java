@@ -2,6 +2,8 @@ package dev.fenceguard.jdbc;
 
 import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.internal.TableSettings;
+import dev.fenceguard.jdbc.testing.MariaTestSupport;
 import org.junit.jupiter.api.AfterAll;
 
 /** {@link LockTableBackendTest} for {@link MariaDbLockBackend}. */
@@ -21,11 +23,11 @@ class MariaDbLockBackendTest extends LockTableBackendTest {
 
     @Override
     LockBackend backend(String table, FenceStrategy strategy) {
-        return MARIA.backend(table).withFenceStrategy(strategy).build();
+        return new MariaDbLockBackend(MARIA.lockTable(table).withFenceStrategy(strategy));
     }
 
     @Override
     LockBackend backendWithoutTable() {
-        return MariaDbLockBackend.builder(MARIA.ds).withSchema(MARIA.db.name()).withTable("no_such_table").build();
+        return new MariaDbLockBackend(TableSettings.of(MARIA.ds).withSchema(MARIA.db.name()).withTable("no_such_table"));
     }
 }

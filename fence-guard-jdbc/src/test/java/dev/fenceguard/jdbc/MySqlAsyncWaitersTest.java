@@ -1,6 +1,7 @@
 package dev.fenceguard.jdbc;
 
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.testing.MariaTestSupport;
 
 /** {@link LockTableAsyncWaiters} on {@link MySqlLockBackend} (the test MariaDB through MySQL Connector/J). */
 class MySqlAsyncWaitersTest extends LockTableAsyncWaiters {
@@ -12,6 +13,6 @@ class MySqlAsyncWaitersTest extends LockTableAsyncWaiters {
 
     @Override
     LockBackend backendOn(MariaTestSupport server) {
-        return server.mysqlBackend("locks").build();
+        return new MySqlLockBackend(server.lockTable("locks"));
     }
 }

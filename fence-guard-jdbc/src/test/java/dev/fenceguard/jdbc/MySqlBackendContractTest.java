@@ -2,6 +2,7 @@ package dev.fenceguard.jdbc;
 
 import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.testing.MariaTestSupport;
 import dev.fenceguard.testkit.LockBackendContract;
 import java.util.Locale;
 import org.junit.jupiter.api.AfterAll;
@@ -41,7 +42,7 @@ class MySqlBackendContractTest {
 
         @Override
         protected LockBackend backend() {
-            return server().mysqlBackend("locks_" + strategy().name().toLowerCase(Locale.ROOT)).withFenceStrategy(strategy()).build();
+            return new MySqlLockBackend(server().lockTable("locks_" + strategy().name().toLowerCase(Locale.ROOT)).withFenceStrategy(strategy()));
         }
 
         @Override

@@ -1,6 +1,7 @@
 package dev.fenceguard.jdbc;
 
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.testing.MariaTestSupport;
 import dev.fenceguard.testkit.LockBackendProperties;
 import net.jqwik.api.lifecycle.AfterContainer;
 
@@ -8,7 +9,7 @@ import net.jqwik.api.lifecycle.AfterContainer;
 class MySqlBackendProperties extends LockBackendProperties {
 
     private static final MariaTestSupport SERVER = new MariaTestSupport("my_props", "mysql", "");
-    private static final MySqlLockBackend BACKEND = SERVER.mysqlBackend("locks").build();
+    private static final MySqlLockBackend BACKEND = new MySqlLockBackend(SERVER.lockTable("locks"));
 
     @AfterContainer
     static void dropDatabase() {

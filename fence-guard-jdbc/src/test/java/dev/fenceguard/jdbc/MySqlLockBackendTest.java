@@ -8,6 +8,9 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.internal.TableSettings;
+import dev.fenceguard.jdbc.testing.CountingStatements;
+import dev.fenceguard.jdbc.testing.MariaTestSupport;
 import dev.fenceguard.testkit.BlockingBackend;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -50,12 +53,12 @@ class MySqlLockBackendTest extends LockTableBackendTest {
 
     @Override
     LockBackend backend(String table, FenceStrategy strategy) {
-        return server().mysqlBackend(table).withFenceStrategy(strategy).build();
+        return new MySqlLockBackend(server().lockTable(table).withFenceStrategy(strategy));
     }
 
     @Override
     LockBackend backendWithoutTable() {
-        return MySqlLockBackend.builder(server().ds).withSchema(server().db.name()).withTable("no_such_table").build();
+        return new MySqlLockBackend(TableSettings.of(server().ds).withSchema(server().db.name()).withTable("no_such_table"));
     }
 
     @Nested
@@ -67,12 +70,12 @@ class MySqlLockBackendTest extends LockTableBackendTest {
 
         @Override
         LockBackend backend(String table, FenceStrategy strategy) {
-            return CHANGED.mysqlBackend(table).withFenceStrategy(strategy).build();
+            return new MySqlLockBackend(CHANGED.lockTable(table).withFenceStrategy(strategy));
         }
 
         @Override
         LockBackend backendWithoutTable() {
-            return MySqlLockBackend.builder(CHANGED.ds).withSchema(CHANGED.db.name()).withTable("no_such_table").build();
+            return new MySqlLockBackend(TableSettings.of(CHANGED.ds).withSchema(CHANGED.db.name()).withTable("no_such_table"));
         }
     }
 
@@ -91,7 +94,7 @@ class MySqlLockBackendTest extends LockTableBackendTest {
         MariaTestSupport one = new MariaTestSupport("my_backend_one", "mysql", "useAffectedRows=true");
         try {
             one.ds.setMaximumPoolSize(1);
-            BlockingBackend backend = BlockingBackend.of(one.mysqlBackend("locks").build());
+            BlockingBackend backend = BlockingBackend.of(new MySqlLockBackend(one.lockTable("locks")));
             LockKey key = LockKey.of("k");
             LockId holder = LockId.random();
             long fence = backend.tryAcquire(key, holder, TTL).orElseThrow().fence();
@@ -111,9 +114,9 @@ class MySqlLockBackendTest extends LockTableBackendTest {
     void eachOperationTakesTheDocumentedRoundTripsInSyntaxMySqlHas() throws Exception {
         AtomicInteger statements = new AtomicInteger();
         Queue<String> sql = new ConcurrentLinkedQueue<>();
-        FOUND.mysqlBackend("trips").build(); // migrates the table
-        BlockingBackend backend = BlockingBackend.of(MySqlLockBackend.builder(CountingStatements.of(FOUND.ds, statements, sql))
-                .withSchema(FOUND.db.name()).withTable("trips").build());
+        FOUND.lockTable("trips"); // migrates the table
+        BlockingBackend backend = BlockingBackend.of(new MySqlLockBackend(TableSettings.of(CountingStatements.of(FOUND.ds, statements, sql))
+                .withSchema(FOUND.db.name()).withTable("trips")));
         LockKey key = LockKey.of("k");
         LockId holder = LockId.random();
         assertThat(trips(statements, () -> backend.tryAcquire(key, holder, TTL))).as("a grant: the insert and a read of its expiry").isEqualTo(2);
@@ -132,16 +135,6 @@ class MySqlLockBackendTest extends LockTableBackendTest {
         int before = statements.get();
         call.call();
         return statements.get() - before;
-    }
-
-    @Test
-    void theBuilderNeedsASchema() {
-        DataSource ds = FOUND.ds;
-        assertThatThrownBy(() -> MySqlLockBackend.builder(ds).build()).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("withSchema");
-        assertThatThrownBy(() -> MySqlLockBackend.builder(ds).withSchema("app; DROP")).as("an identifier with SQL in it")
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> MySqlLockBackend.builder(null)).isInstanceOf(NullPointerException.class);
     }
 
     private static void setSessionInsertId(DataSource ds, long value) throws Exception {

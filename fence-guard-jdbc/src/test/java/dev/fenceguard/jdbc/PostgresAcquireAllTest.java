@@ -6,6 +6,7 @@ import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LeaseSet;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.jdbc.testing.PgTestSupport;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -39,7 +40,7 @@ class PostgresAcquireAllTest {
 
     @Test
     void threeThousandKeysAreTakenTogetherAndReleasedTogether() throws Exception {
-        LockClient client = LockClient.builder(pg.backend("all_ok").build()).withMetrics(LockMetrics.none()).build();
+        LockClient client = LockClient.builder(new PostgresLockBackend(pg.lockTable("all_ok"))).withMetrics(LockMetrics.none()).build();
         try (LeaseSet set = client.acquireAll(keys(), TTL, Duration.ZERO).orElseThrow()) {
             assertThat(set.leases()).hasSize(KEYS);
             assertThat(set.isValid()).isTrue();
@@ -50,7 +51,7 @@ class PostgresAcquireAllTest {
 
     @Test
     void aHeldKeyInTheMiddleLeavesNoneOfTheOthersLocked() throws Exception {
-        LockClient client = LockClient.builder(pg.backend("all_held").build()).withMetrics(LockMetrics.none()).build();
+        LockClient client = LockClient.builder(new PostgresLockBackend(pg.lockTable("all_held"))).withMetrics(LockMetrics.none()).build();
         Lease blocker = client.tryAcquire("all:01500", TTL).orElseThrow();
         assertThat(client.acquireAll(keys(), TTL, Duration.ZERO)).isEmpty();
         // The 1,500 keys taken before the held one are released without waiting for the answers: poll the table.

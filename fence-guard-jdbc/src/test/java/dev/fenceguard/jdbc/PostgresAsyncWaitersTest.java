@@ -1,6 +1,7 @@
 package dev.fenceguard.jdbc;
 
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.testing.PgTestSupport;
 import dev.fenceguard.testkit.AsyncWaitersContract;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,7 +19,7 @@ class PostgresAsyncWaitersTest extends AsyncWaitersContract {
     @BeforeAll
     static void setUp() {
         pg = new PgTestSupport("waiters");
-        backend = pg.backend("locks").build();
+        backend = new PostgresLockBackend(pg.lockTable("locks"));
     }
 
     @AfterAll

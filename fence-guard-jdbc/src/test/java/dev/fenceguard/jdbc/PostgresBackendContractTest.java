@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.testing.PgTestSupport;
 import dev.fenceguard.testkit.LockBackendContract;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
@@ -41,7 +42,7 @@ class PostgresBackendContractTest {
 
         @Override
         protected LockBackend backend() {
-            return server().backend("locks_" + strategy().name().toLowerCase(java.util.Locale.ROOT)).withFenceStrategy(strategy()).build();
+            return new PostgresLockBackend(server().lockTable("locks_" + strategy().name().toLowerCase(java.util.Locale.ROOT)).withFenceStrategy(strategy()));
         }
 
         @Override

@@ -1,6 +1,7 @@
 package dev.fenceguard.jdbc;
 
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.testing.PgTestSupport;
 import dev.fenceguard.testkit.LockBackendProperties;
 import net.jqwik.api.lifecycle.AfterContainer;
 
@@ -8,7 +9,7 @@ import net.jqwik.api.lifecycle.AfterContainer;
 class PostgresBackendProperties extends LockBackendProperties {
 
     private static final PgTestSupport PG = new PgTestSupport("props");
-    private static final PostgresLockBackend BACKEND = PG.backend("locks").build();
+    private static final PostgresLockBackend BACKEND = new PostgresLockBackend(PG.lockTable("locks"));
 
     @AfterContainer
     static void dropSchema() {

@@ -1,6 +1,7 @@
 package dev.fenceguard.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
@@ -10,6 +11,8 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockListener;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.jdbc.internal.TableSettings;
+import dev.fenceguard.jdbc.testing.PgTestSupport;
 import dev.fenceguard.testkit.BlockingBackend;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -63,11 +66,11 @@ class PostgresCallsAreBoundedTest {
 
     @Test
     void aLeaseWhoseRowAnotherConnectionHoldsIsLostByItsDeadlineAndTheServerGivesUpEveryCall() throws Exception {
-        pg.backend("rowlock");
+        pg.lockTable("rowlock");
         TrackedExecutor calls = new TrackedExecutor();
         Connections connections = new Connections();
-        PostgresLockBackend backend = PostgresLockBackend.builder(connections.recording(pg.ds)).withSchema(pg.schema.name())
-                .withTable("rowlock").withExecutor(calls).build();
+        PostgresLockBackend backend = new PostgresLockBackend(TableSettings.of(connections.recording(pg.ds)).withSchema(pg.schema.name())
+                .withTable("rowlock").withExecutor(calls));
         Events events = new Events();
         LockClient client = client(backend, events);
         long[] deadline = new long[1];
@@ -107,7 +110,7 @@ class PostgresCallsAreBoundedTest {
 
     @Test
     void aLeaseIsLostByItsDeadlineWhenTheServerStopsAnsweringAndTheHungCallIsAborted() throws Exception {
-        pg.backend("silent");
+        pg.lockTable("silent");
         PGSimpleDataSource direct = (PGSimpleDataSource) pg.schema.dataSource();
         TrackedExecutor calls = new TrackedExecutor();
         Connections connections = new Connections();
@@ -117,8 +120,8 @@ class PostgresCallsAreBoundedTest {
             viaProxy.setPortNumbers(new int[] {proxy.port()});
             try (Connection physical = viaProxy.getConnection()) {
                 // One connection, opened before the silence: a new one could not even log in.
-                PostgresLockBackend backend = PostgresLockBackend.builder(connections.single(physical)).withSchema(pg.schema.name())
-                        .withTable("silent").withExecutor(calls).build();
+                PostgresLockBackend backend = new PostgresLockBackend(TableSettings.of(connections.single(physical)).withSchema(pg.schema.name())
+                        .withTable("silent").withExecutor(calls));
                 Events events = new Events();
                 LockClient client = client(backend, events);
                 long[] deadline = new long[1];
@@ -149,11 +152,11 @@ class PostgresCallsAreBoundedTest {
 
     @Test
     void aCallBlockedOnARowLockFailsWithTimeoutAndTakesNothing() throws Exception {
-        pg.backend("direct");
+        pg.lockTable("direct");
         TrackedExecutor calls = new TrackedExecutor();
         Connections connections = new Connections();
-        PostgresLockBackend backend = PostgresLockBackend.builder(connections.recording(pg.ds)).withSchema(pg.schema.name())
-                .withTable("direct").withExecutor(calls).build();
+        PostgresLockBackend backend = new PostgresLockBackend(TableSettings.of(connections.recording(pg.ds)).withSchema(pg.schema.name())
+                .withTable("direct").withExecutor(calls));
         LockKey key = LockKey.of("orders:direct");
         LockId first = LockId.random();
         BlockingBackend blocking = BlockingBackend.of(backend);
@@ -186,27 +189,36 @@ class PostgresCallsAreBoundedTest {
     }
 
     @Test
-    void aCallStillQueuedAtItsTimeoutFailsWithTimeoutAndIsNeverSent() throws Exception {
-        pg.backend("queued");
+    void aCallStillQueuedAtItsTimeoutTimesOutItsCallerAndIsNeverSent() throws Exception {
+        pg.lockTable("queued");
         HeldExecutor held = new HeldExecutor();
-        PostgresLockBackend backend = PostgresLockBackend.builder(pg.ds).withSchema(pg.schema.name()).withTable("queued")
-                .withExecutor(held).build();
+        PostgresLockBackend backend = new PostgresLockBackend(TableSettings.of(pg.ds).withSchema(pg.schema.name()).withTable("queued")
+                .withExecutor(held));
+        Duration timeout = Duration.ofMillis(100);
+        LockClient client = LockClient.builder(backend).withMetrics(LockMetrics.none()).withCallTimeout(timeout).build();
 
-        CompletableFuture<?> call = backend.tryAcquire(LockKey.of("orders:queued"), LockId.random(), TTL, Duration.ofMillis(100))
+        // Sent first, so its deadline passes before the client's call below gives up.
+        CompletableFuture<?> direct = backend.tryAcquire(LockKey.of("orders:queued"), LockId.random(), TTL, timeout)
                 .toCompletableFuture();
+        assertThatThrownBy(() -> client.tryAcquire("orders:queued", TTL)).as("the client gives up at its timeout")
+                .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
+        assertThat(direct).as("the backend starts no timer of its own").isNotDone();
 
-        assertThat(failureOf(call)).isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
-        held.runAll(); // the executor frees up only now
+        held.runAll(); // the executor frees up only now, past both deadlines
+        assertThat(failureOf(direct)).as("the backend's answer").isInstanceOfSatisfying(FenceGuardException.class, e -> {
+            assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
+            assertThat(e.getMessage()).contains("could not be sent");
+        });
         assertThat(pg.one("SELECT count(*) FROM " + pg.q("queued"))).as("rows written").isEqualTo("0");
     }
 
     @Test
     void aCallTheExecutorRejectsFailsAsUnavailable() {
-        pg.backend("rejected");
-        PostgresLockBackend backend = PostgresLockBackend.builder(pg.ds).withSchema(pg.schema.name()).withTable("rejected")
+        pg.lockTable("rejected");
+        PostgresLockBackend backend = new PostgresLockBackend(TableSettings.of(pg.ds).withSchema(pg.schema.name()).withTable("rejected")
                 .withExecutor(task -> {
                     throw new RejectedExecutionException("full");
-                }).build();
+                }));
 
         CompletableFuture<?> call = backend.tryAcquire(LockKey.of("orders:rejected"), LockId.random(), TTL, Duration.ofSeconds(5))
                 .toCompletableFuture();
@@ -221,15 +233,15 @@ class PostgresCallsAreBoundedTest {
 
     @Test
     void byDefaultEachCallRunsOnAVirtualThreadOfItsOwn() throws Exception {
-        pg.backend("default_executor");
+        pg.lockTable("default_executor");
         List<Thread> threads = new CopyOnWriteArrayList<>();
         DataSource watched = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
                 (proxy, method, args) -> {
                     threads.add(Thread.currentThread());
                     return method.invoke(pg.ds, args);
                 });
-        BlockingBackend backend = BlockingBackend.of(PostgresLockBackend.builder(watched).withSchema(pg.schema.name())
-                .withTable("default_executor").build());
+        BlockingBackend backend = BlockingBackend.of(new PostgresLockBackend(TableSettings.of(watched).withSchema(pg.schema.name())
+                .withTable("default_executor")));
 
         backend.lookup(LockKey.of("k"));
         backend.lookup(LockKey.of("k"));

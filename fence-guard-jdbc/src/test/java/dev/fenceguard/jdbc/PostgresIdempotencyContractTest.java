@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.spi.IdempotencyBackend;
 import dev.fenceguard.core.spi.IdempotencyState;
+import dev.fenceguard.jdbc.internal.TableSettings;
+import dev.fenceguard.jdbc.testing.PgTestSupport;
 import dev.fenceguard.testkit.IdempotencyBackendContract;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,7 +23,7 @@ class PostgresIdempotencyContractTest extends IdempotencyBackendContract {
     @BeforeAll
     static void setUp() {
         pg = new PgTestSupport("idem");
-        backend = pg.idempotency("idem").build();
+        backend = new PostgresIdempotencyBackend(pg.idempotencyTable("idem"));
     }
 
     @AfterAll
@@ -37,8 +39,8 @@ class PostgresIdempotencyContractTest extends IdempotencyBackendContract {
     @Test
     void claimAndRecordAreOneStatementEachAndTheRowIsAsDocumented() throws Exception {
         AtomicInteger statements = new AtomicInteger();
-        PostgresIdempotencyBackend counted = PostgresIdempotencyBackend.builder(pg.counting(statements))
-                .withSchema(pg.schema.name()).withTable("idem").build();
+        PostgresIdempotencyBackend counted = new PostgresIdempotencyBackend(TableSettings.of(pg.counting(statements)).withTable("fence_guard_idempotency")
+                .withSchema(pg.schema.name()).withTable("idem"));
         LockKey key = LockKey.of("one-statement:" + System.nanoTime());
         Duration d = Duration.ofSeconds(30);
 

@@ -1,6 +1,7 @@
 package dev.fenceguard.jdbc;
 
 import dev.fenceguard.core.spi.IdempotencyBackend;
+import dev.fenceguard.jdbc.testing.PgTestSupport;
 import dev.fenceguard.testkit.IdempotencyBackendProperties;
 import net.jqwik.api.lifecycle.AfterContainer;
 
@@ -8,7 +9,7 @@ import net.jqwik.api.lifecycle.AfterContainer;
 class PostgresIdempotencyProperties extends IdempotencyBackendProperties {
 
     private static final PgTestSupport PG = new PgTestSupport("idemprops");
-    private static final PostgresIdempotencyBackend BACKEND = PG.idempotency("idem").build();
+    private static final PostgresIdempotencyBackend BACKEND = new PostgresIdempotencyBackend(PG.idempotencyTable("idem"));
 
     @AfterContainer
     static void dropSchema() {

@@ -12,7 +12,10 @@ import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.core.spi.Grant;
+import dev.fenceguard.jdbc.internal.TableSettings;
+import dev.fenceguard.jdbc.testing.PgTestSupport;
 import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import java.lang.reflect.Proxy;
@@ -43,7 +46,7 @@ class PostgresLockBackendTest {
 
     @Test
     void theStoredRowMatchesTheDocumentedShape() throws Exception {
-        PostgresLockBackend backend = pg.backend("shape").build();
+        PostgresLockBackend backend = new PostgresLockBackend(pg.lockTable("shape"));
         LockClient client = LockClient.builder(backend).withMetrics(LockMetrics.none()).build();
         Lease lease = client.tryAcquire("orders:1", TTL).orElseThrow();
         assertThat(pg.one("SELECT lock_key, fence, lock_id = '" + lease.lockId().value() + "', "
@@ -56,7 +59,7 @@ class PostgresLockBackendTest {
 
     @Test
     void exhaustedKeysFailClearlyAndTakeNoLock() throws Exception {
-        BlockingBackend backend = BlockingBackend.of(pg.backend("exhaust").build());
+        BlockingBackend backend = BlockingBackend.of(new PostgresLockBackend(pg.lockTable("exhaust")));
         LockKey key = LockKey.of("old-key");
         LockId first = LockId.random();
         backend.tryAcquire(key, first, TTL).orElseThrow();
@@ -73,9 +76,9 @@ class PostgresLockBackendTest {
 
     @Test
     void clockFlooredFencesStayAboveEverythingIssuedEvenAfterTheCounterIsLost() throws Exception {
-        BlockingBackend floored = BlockingBackend.of(pg.backend("floored").withFenceStrategy(FenceStrategy.CLOCK_FLOORED).build());
+        BlockingBackend floored = BlockingBackend.of(new PostgresLockBackend(pg.lockTable("floored").withFenceStrategy(FenceStrategy.CLOCK_FLOORED)));
         LockKey key = LockKey.of("k");
-        long before = FenceStrategy.floorAt(Instant.now().minusSeconds(60).toEpochMilli());
+        long before = ClockFloor.floorAt(Instant.now().minusSeconds(60).toEpochMilli());
         long last = 0;
         for (int i = 0; i < 5; i++) {
             LockId id = LockId.random();
@@ -90,7 +93,7 @@ class PostgresLockBackendTest {
         assertThat(last).isLessThan(FenceToken.WARN_THRESHOLD);
 
         // The dense counter, by contrast, starts again at 1: that is why the strategy is a named choice.
-        BlockingBackend dense = BlockingBackend.of(pg.backend("dense").build());
+        BlockingBackend dense = BlockingBackend.of(new PostgresLockBackend(pg.lockTable("dense")));
         LockId id = LockId.random();
         dense.tryAcquire(key, id, TTL).orElseThrow();
         dense.release(key, id);
@@ -112,9 +115,9 @@ class PostgresLockBackendTest {
         PGSimpleDataSource frozen = new PGSimpleDataSource();
         frozen.setURL(TestPostgres.server().jdbcUrl());
         frozen.setOptions("-c search_path=" + pg.schema.name() + ",pg_catalog");
-        pg.backend("floored_tight"); // migrates the table
-        BlockingBackend floored = BlockingBackend.of(PostgresLockBackend.builder(frozen).withSchema(pg.schema.name())
-                .withTable("floored_tight").withFenceStrategy(FenceStrategy.CLOCK_FLOORED).withExecutor(Runnable::run).build());
+        pg.lockTable("floored_tight"); // migrates the table
+        BlockingBackend floored = BlockingBackend.of(new PostgresLockBackend(TableSettings.of(frozen).withSchema(pg.schema.name())
+                .withTable("floored_tight").withFenceStrategy(FenceStrategy.CLOCK_FLOORED).withExecutor(Runnable::run)));
         LockKey key = LockKey.of("tight");
         long last = 0;
         for (int round = 0; round < 20; round++) {
@@ -127,8 +130,8 @@ class PostgresLockBackendTest {
             assertThat(before).as("round %d, before the loss", round).isGreaterThan(last);
             assertThat(after).as("round %d, first fence after the loss", round).isGreaterThan(before);
             // A floor by whole milliseconds would have repeated the fence here.
-            assertThat(after / FenceStrategy.PER_MILLISECOND).as("round %d, same server millisecond", round)
-                    .isEqualTo(before / FenceStrategy.PER_MILLISECOND);
+            assertThat(after / ClockFloor.PER_MILLISECOND).as("round %d, same server millisecond", round)
+                    .isEqualTo(before / ClockFloor.PER_MILLISECOND);
             last = after;
             pg.exec("UPDATE " + clock + " SET t = t + interval '10 microseconds'");
         }
@@ -136,9 +139,9 @@ class PostgresLockBackendTest {
 
     @Test
     void poolsThatHandOutConnectionsWithoutAutoCommitAreCommitted() throws Exception {
-        pg.backend("manual_commit");
+        pg.lockTable("manual_commit");
         DataSource manual = autoCommitOff(pg.ds);
-        BlockingBackend backend = BlockingBackend.of(PostgresLockBackend.builder(manual).withSchema(pg.schema.name()).withTable("manual_commit").build());
+        BlockingBackend backend = BlockingBackend.of(new PostgresLockBackend(TableSettings.of(manual).withSchema(pg.schema.name()).withTable("manual_commit")));
         LockId id = LockId.random();
         backend.tryAcquire(LockKey.of("k"), id, TTL).orElseThrow();
         assertThat(pg.one("SELECT count(*) FROM " + pg.q("manual_commit") + " WHERE lock_id IS NOT NULL"))
@@ -149,7 +152,7 @@ class PostgresLockBackendTest {
 
     @Test
     void aMissingTableIsReportedWithAHint() {
-        BlockingBackend backend = BlockingBackend.of(PostgresLockBackend.builder(pg.ds).withSchema(pg.schema.name()).withTable("no_such_table").build());
+        BlockingBackend backend = BlockingBackend.of(new PostgresLockBackend(TableSettings.of(pg.ds).withSchema(pg.schema.name()).withTable("no_such_table")));
         assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL))
                 .isInstanceOfSatisfying(FenceGuardException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
@@ -162,7 +165,7 @@ class PostgresLockBackendTest {
     void anUnreachableServerIsUnavailable() {
         PGSimpleDataSource nowhere = new PGSimpleDataSource();
         nowhere.setURL("jdbc:postgresql://127.0.0.1:1/test?user=postgres&connectTimeout=2");
-        BlockingBackend backend = BlockingBackend.of(PostgresLockBackend.builder(nowhere).build());
+        BlockingBackend backend = BlockingBackend.of(new PostgresLockBackend(TableSettings.of(nowhere)));
         assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL))
                 .isInstanceOfSatisfying(FenceGuardException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
@@ -175,12 +178,12 @@ class PostgresLockBackendTest {
 
     @Test
     void badNamesAndKeysFailBeforeAnySql() throws Exception {
-        PostgresLockBackend backend = pg.backend("badinput").build();
+        PostgresLockBackend backend = new PostgresLockBackend(pg.lockTable("badinput"));
         LockClient client = LockClient.builder(backend).withMetrics(LockMetrics.none()).build();
         for (String bad : List.of("locks\"; DROP TABLE x; --", "a;b", "--", "ünï", "x".repeat(10_000), "a\0b", "")) {
-            assertThatThrownBy(() -> PostgresLockBackend.builder(pg.ds).withTable(bad)).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageStartingWith("table must");
-            assertThatThrownBy(() -> PostgresLockBackend.builder(pg.ds).withSchema(bad)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> FenceGuardJdbc.builder(pg.ds).withLockTable(bad)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("lock table must");
+            assertThatThrownBy(() -> FenceGuardJdbc.builder(pg.ds).withSchema(bad)).isInstanceOf(IllegalArgumentException.class);
         }
         assertThatThrownBy(() -> client.tryAcquire("k".repeat(10_000), TTL)).hasMessageContaining("at most 512 UTF-8 bytes, was 10000");
         assertThatThrownBy(() -> client.tryAcquire("a\0b", TTL)).hasMessageContaining("NUL");

@@ -8,6 +8,8 @@ import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.spi.FlightStore;
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.internal.TableSettings;
+import dev.fenceguard.jdbc.testing.PgTestSupport;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.testkit.SingleflightContract;
 import java.time.Duration;
@@ -25,7 +27,7 @@ class PostgresSingleflightTest extends SingleflightContract {
     @BeforeAll
     static void setUp() {
         pg = new PgTestSupport("singleflight");
-        backend = pg.backend("locks").build();
+        backend = new PostgresLockBackend(pg.lockTable("locks"));
         FenceGuardMigrations.singleflightBuilder(pg.ds).withSchema(pg.schema.name()).withTable("flights").migrate();
     }
 
@@ -41,14 +43,14 @@ class PostgresSingleflightTest extends SingleflightContract {
 
     @Override
     protected FlightStore newStore() {
-        return PostgresFlightStore.builder(pg.ds).withSchema(pg.schema.name()).withTable("flights").build();
+        return new PostgresFlightStore(TableSettings.of(pg.ds).withTable("fence_guard_flights").withSchema(pg.schema.name()).withTable("flights"), pg.ds);
     }
 
     @Test
     void aStoreOnAnUnreachableServerFailsWithUnavailableAndItsWaitersPoll() {
         PGSimpleDataSource nowhere = new PGSimpleDataSource();
         nowhere.setURL("jdbc:postgresql://127.0.0.1:1/test?connectTimeout=2");
-        try (PostgresFlightStore store = PostgresFlightStore.builder(nowhere).withSchema(pg.schema.name()).withTable("flights").build()) {
+        try (PostgresFlightStore store = new PostgresFlightStore(TableSettings.of(nowhere).withTable("fence_guard_flights").withSchema(pg.schema.name()).withTable("flights"), nowhere)) {
             assertThatThrownBy(() -> store.read(LockKey.of(key("x")), Duration.ofSeconds(10)).toCompletableFuture().join())
                     .cause().isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
             assertThatThrownBy(() -> store.watch(LockKey.of(key("x")), () -> {}).toCompletableFuture().join())
@@ -59,7 +61,7 @@ class PostgresSingleflightTest extends SingleflightContract {
 
     @Test
     void aMissingTableIsReportedWithAMappedCode() {
-        try (PostgresFlightStore store = PostgresFlightStore.builder(pg.ds).withSchema(pg.schema.name()).withTable("no_such_table").build()) {
+        try (PostgresFlightStore store = new PostgresFlightStore(TableSettings.of(pg.ds).withTable("fence_guard_flights").withSchema(pg.schema.name()).withTable("no_such_table"), pg.ds)) {
             assertThatThrownBy(() -> store.begin(LockKey.of(key("x")), 1, Duration.ofSeconds(10)).toCompletableFuture().join())
                     .cause().isInstanceOf(FenceGuardException.class).hasMessageContaining("42P01");
         }
@@ -67,8 +69,8 @@ class PostgresSingleflightTest extends SingleflightContract {
 
     @Test
     void badNamesAreRefusedBeforeAnySql() {
-        assertThatThrownBy(() -> PostgresFlightStore.builder(pg.ds).withTable("flights; DROP TABLE x")).hasMessageStartingWith("table must");
-        assertThatThrownBy(() -> PostgresFlightStore.builder(pg.ds).withSchema("a b")).hasMessageStartingWith("schema must");
+        assertThatThrownBy(() -> FenceGuardJdbc.builder(pg.ds).withFlightTable("flights; DROP TABLE x")).hasMessageStartingWith("flight table must");
+        assertThatThrownBy(() -> FenceGuardJdbc.builder(pg.ds).withSchema("a b")).hasMessageStartingWith("schema must");
         assertThat(PostgresFlightStore.channelOf("public", "x".repeat(63))).matches("fg_sf_[0-9a-f]{16}");
     }
 }

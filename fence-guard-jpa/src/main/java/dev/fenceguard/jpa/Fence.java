@@ -28,7 +28,7 @@ import java.lang.annotation.Target;
  * is refused when bound ({@link FencedEntity#on}). Your own code should not set the attribute:
  * fence-guard's writes set it, in the same statement as the data they change.
  *
- * @since 0.3
+ * @since 0.1
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

@@ -50,7 +50,7 @@ import java.util.Optional;
  * is the storage of {@code fence-guard-jdbc}'s {@code FencedTable}: a boolean column beside the fence.
  *
  * @param <T> the entity type
- * @since 0.3
+ * @since 0.1
  */
 public final class FencedEntity<T> {
 

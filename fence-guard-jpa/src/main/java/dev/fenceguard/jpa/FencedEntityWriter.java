@@ -53,7 +53,7 @@ import java.util.Optional;
  * {@code EntityManager}, as thread-safe as the entity manager (Spring's shared one is).
  *
  * @param <T> the entity type
- * @since 0.3
+ * @since 0.1
  */
 public final class FencedEntityWriter<T> {
 

@@ -17,7 +17,7 @@ import java.lang.annotation.Target;
  * ({@code where e.deleted is not true}). Do not hide tombstones with an entity-wide filter such as
  * Hibernate's {@code @SQLRestriction}: fence-guard's own statements must see them.
  *
- * @since 0.3
+ * @since 0.1
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

@@ -4,6 +4,6 @@
  * {@link dev.fenceguard.jpa.Tombstone} annotations. Spring Data repository fragments are in
  * {@code dev.fenceguard.jpa.spring}.
  *
- * @since 0.3
+ * @since 0.1
  */
 package dev.fenceguard.jpa;

@@ -6,7 +6,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
 import dev.fenceguard.jpa.internal.JpaErrors;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.testkit.ZombieStorm;
@@ -56,7 +56,7 @@ class JpaZombieStormTest {
             }
         };
         FenceGuardMigrations.builder(DB.ds).withSchema(DB.schema.name()).withTable("locks").migrate();
-        LockClient locks = LockClient.builder(PostgresLockBackend.builder(DB.ds).withSchema(DB.schema.name()).withTable("locks").build())
+        LockClient locks = LockClient.builder(FenceGuardJdbc.builder(DB.ds).withSchema(DB.schema.name()).withLockTable("locks").build().lockBackend())
                 .withMetrics(LockMetrics.none()).withBackoff(Duration.ofMillis(1), Duration.ofMillis(50)).build();
         ZombieStorm.Result r = ZombieStorm.builder(locks, "counter:c", counter).withAttempts(ZombieStorm.attemptsProperty(300))
                 .withTtl(Duration.ofMillis(100)).withCallTimeout(Duration.ofSeconds(15)).build().run();

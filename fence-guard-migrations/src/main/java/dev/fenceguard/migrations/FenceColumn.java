@@ -24,6 +24,7 @@ import java.util.Optional;
  * @param encoding {@code BIGINT} ({@link FenceEncoding#INTEGER}, default) or {@code CHAR(15)}
  * @param tombstoneColumn a {@code BOOLEAN} column marking fenced deletes, if wanted
  * @param lockTimeout how long the {@code ALTER TABLE} may wait for its lock; default 5 s
+ * @since 0.1
  */
 public record FenceColumn(String schema, String table, String column, FenceEncoding encoding,
         Optional<String> tombstoneColumn, Duration lockTimeout) {
@@ -115,7 +116,7 @@ public record FenceColumn(String schema, String table, String column, FenceEncod
      * both servers run as a metadata-only change (and refuse, rather than copy the table, where they
      * cannot). Not idempotent: MySQL has no {@code ADD COLUMN IF NOT EXISTS}, and Flyway runs a migration once.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public List<String> mysqlStatements() {
         List<String> sql = new ArrayList<>();
@@ -131,7 +132,7 @@ public record FenceColumn(String schema, String table, String column, FenceEncod
     /**
      * {@link #mysqlStatements()} as one SQL script, with a header comment, for a versioned migration file.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public String mysqlScript() {
         StringBuilder out = new StringBuilder();

@@ -21,6 +21,7 @@ import java.util.stream.Stream;
  * Command line: writes a versioned Flyway SQL migration that adds a fence column to a table, into your
  * migration folder, with the next free version number.
  *
+ * <!-- not compiled: a shell command -->
  * <pre>
  * java -cp fence-guard-migrations.jar:fence-guard-core.jar dev.fenceguard.migrations.FenceColumnGenerator \
  *      --dir src/main/resources/db/migration --table public.orders [--column fence_token] \
@@ -31,6 +32,8 @@ import java.util.stream.Stream;
  * <p>The next version is one more than the first number of the highest {@code V<version>__*.sql} in
  * the folder (Java migrations elsewhere are not seen: pass {@code --version} then). Every argument is
  * checked before anything is written; an existing file is never overwritten.
+ *
+ * @since 0.1
  */
 public final class FenceColumnGenerator {
 

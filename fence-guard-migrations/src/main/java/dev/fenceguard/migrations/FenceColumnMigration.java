@@ -21,6 +21,8 @@ import org.flywaydb.core.api.migration.JavaMigration;
  *
  * <p>The checksum covers the generated SQL, so changing the column spec of an applied version is
  * reported by Flyway's validation like an edited SQL file.
+ *
+ * @since 0.1
  */
 public final class FenceColumnMigration implements JavaMigration {
 

@@ -24,6 +24,8 @@ import org.flywaydb.core.Flyway;
  *
  * <p>The table layout is documented in {@code docs/postgresql.md} and is covered by a test that fails
  * if it changes, because your data outlives our releases.
+ *
+ * @since 0.1
  */
 public final class FenceGuardMigrations {
 
@@ -32,32 +34,32 @@ public final class FenceGuardMigrations {
     /**
      * Where the idempotency-table migrations live on the class path (same placeholders).
      *
-     * @since 0.3
+     * @since 0.1
      */
     public static final String IDEMPOTENCY_LOCATION = "classpath:db/fence-guard/postgresql-idempotency";
     /**
      * Default name of the idempotency table.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public static final String DEFAULT_IDEMPOTENCY_TABLE = "fence_guard_idempotency";
     /**
      * Where the singleflight-table migrations live on the class path (same placeholders).
      *
-     * @since 0.3
+     * @since 0.1
      */
     public static final String SINGLEFLIGHT_LOCATION = "classpath:db/fence-guard/postgresql-singleflight";
     /**
      * Default name of the singleflight table.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public static final String DEFAULT_SINGLEFLIGHT_TABLE = "fence_guard_flights";
     /**
      * Where the MySQL/MariaDB lock-table migrations live on the class path (used by {@link Builder#migrate()}
      * when the data source is MySQL or MariaDB; give your own Flyway {@code flyway-mysql}).
      *
-     * @since 0.3
+     * @since 0.1
      */
     public static final String MYSQL_LOCATION = "classpath:db/fence-guard/mysql";
     /** Default schema of the lock table. */
@@ -86,21 +88,21 @@ public final class FenceGuardMigrations {
     }
 
     /**
-     * Options for the idempotency table of {@code dev.fenceguard.jdbc.PostgresIdempotencyBackend}
+     * Options for the idempotency table of {@code FenceGuardJdbc.idempotencyBackend()} (fence-guard-jdbc)
      * (default {@code public.fence_guard_idempotency}), with a Flyway history of its own like a lock table's.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public static Builder idempotencyBuilder(DataSource dataSource) {
         return new Builder(dataSource, IDEMPOTENCY_LOCATION, null, DEFAULT_IDEMPOTENCY_TABLE, FenceGuardMigrations::historyTable);
     }
 
     /**
-     * Options for the singleflight table of {@code dev.fenceguard.jdbc.PostgresFlightStore} (default
+     * Options for the singleflight table of {@code FenceGuardJdbc.flightStore()} (fence-guard-jdbc) (default
      * {@code public.fence_guard_flights}), with a Flyway history of its own,
      * {@link #singleflightHistoryTable(String)}. PostgreSQL only.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public static Builder singleflightBuilder(DataSource dataSource) {
         return new Builder(dataSource, SINGLEFLIGHT_LOCATION, null, DEFAULT_SINGLEFLIGHT_TABLE,
@@ -130,7 +132,7 @@ public final class FenceGuardMigrations {
     /**
      * The Flyway history table used by {@link #singleflightBuilder} for singleflight table {@code table}.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public static String singleflightHistoryTable(String table) {
         String name = "fence_guard_sf_history_" + SqlIdentifiers.require("table", table);

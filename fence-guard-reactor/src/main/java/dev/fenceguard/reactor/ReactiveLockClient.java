@@ -26,13 +26,13 @@ import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
 /**
- * The {@link Mono} face of an {@link AsyncLockClient}: the same operations, each a lazy {@code Mono}
+ * The {@link Mono} face of a {@link LockClient}, over its {@link AsyncLockClient}: the same operations, each a lazy {@code Mono}
  * that does nothing until subscribed and never blocks a thread. Every Mono is a thin wrapper over the
  * asynchronous client, so validation, call timeouts, backoff, renewal, loss reporting, metrics and
  * logging are the ones of {@link LockClient}; this class adds no lock logic of its own.
  *
  * <pre>{@code
- * ReactiveLockClient locks = ReactiveLockClient.of(LockClient.builder(backend).build().async());
+ * ReactiveLockClient locks = ReactiveLockClient.of(LockClient.builder(backend).build());
  *
  * Mono<Order> saved = locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5),
  *         lease -> orders.save(order.withFence(lease.fence())));   // a Mono<Order>; renewed while it runs
@@ -71,7 +71,7 @@ import reactor.util.context.ContextView;
  * <p>Immutable and thread-safe; every Mono may be subscribed any number of times, each subscription
  * being a new operation.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class ReactiveLockClient {
 
@@ -84,20 +84,20 @@ public final class ReactiveLockClient {
     }
 
     /**
-     * The Mono face of {@code async}; it shares that client's settings, leases and renewer. Get
-     * {@code async} from {@link LockClient#async()}.
+     * The Mono face of {@code locks}; it shares that client's settings, leases and renewer (through its
+     * {@linkplain LockClient#async() asynchronous face}).
      *
-     * @throws NullPointerException if {@code async} is null
-     * @since 0.2
+     * @throws NullPointerException if {@code locks} is null
+     * @since 0.1
      */
-    public static ReactiveLockClient of(AsyncLockClient async) {
-        return new ReactiveLockClient(Objects.requireNonNull(async, "async"));
+    public static ReactiveLockClient of(LockClient locks) {
+        return new ReactiveLockClient(Objects.requireNonNull(locks, "locks").async());
     }
 
     /**
      * The asynchronous client this face wraps.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public AsyncLockClient async() {
         return async;
@@ -112,7 +112,7 @@ public final class ReactiveLockClient {
      *     {@link FenceGuardException} if the backend fails or does not answer within the call timeout
      * @throws IllegalArgumentException if the key or TTL is invalid
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public Mono<Lease> tryAcquire(String key, Duration ttl) {
         LockKey lockKey = LockKey.of(key);
@@ -130,7 +130,7 @@ public final class ReactiveLockClient {
      * @return a Mono of the lease, empty if the key stayed held for {@code maxWait}
      * @throws IllegalArgumentException if the key, TTL or wait is invalid
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public Mono<Lease> acquire(String key, Duration ttl, Duration maxWait) {
         LockKey lockKey = LockKey.of(key);
@@ -147,7 +147,7 @@ public final class ReactiveLockClient {
      * @return a Mono of the leases, empty if some key stayed held (nothing is held then)
      * @throws IllegalArgumentException if {@code keys} is empty or any key, the TTL or the wait is invalid
      * @throws NullPointerException if an argument or a key is null
-     * @since 0.2
+     * @since 0.1
      */
     public Mono<LeaseSet> acquireAll(Collection<String> keys, Duration ttl, Duration maxWait) {
         List<String> copy = List.copyOf(Objects.requireNonNull(keys, "keys"));
@@ -169,7 +169,7 @@ public final class ReactiveLockClient {
      *     then expires at its TTL), or with {@link IllegalArgumentException} if the lease came from
      *     another client
      * @throws NullPointerException if {@code lease} is null
-     * @since 0.2
+     * @since 0.1
      */
     public Mono<Boolean> release(Lease lease) {
         Objects.requireNonNull(lease, "lease");
@@ -183,7 +183,7 @@ public final class ReactiveLockClient {
      *
      * @return a Mono of true only if every lease was live and is now released
      * @throws NullPointerException if {@code leases} is null
-     * @since 0.2
+     * @since 0.1
      */
     public Mono<Boolean> release(LeaseSet leases) {
         List<Lease> all = Objects.requireNonNull(leases, "leases").leases();
@@ -199,7 +199,7 @@ public final class ReactiveLockClient {
      * @return a Mono of true if the lease was live and is now extended
      * @throws IllegalArgumentException if the TTL is invalid
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public Mono<Boolean> extend(Lease lease, Duration ttl) {
         Objects.requireNonNull(lease, "lease");
@@ -213,7 +213,7 @@ public final class ReactiveLockClient {
      * @return a Mono of the lock's state, empty if no live lease holds the key
      * @throws IllegalArgumentException if the key is invalid
      * @throws NullPointerException if {@code key} is null
-     * @since 0.2
+     * @since 0.1
      */
     public Mono<LockInfo> lookup(String key) {
         LockKey.of(key);
@@ -249,7 +249,7 @@ public final class ReactiveLockClient {
      *     acquiring
      * @throws IllegalArgumentException if the key, TTL or wait is invalid
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public <T> Mono<T> withLock(String key, Duration ttl, Duration maxWait, Function<? super Lease, ? extends Mono<T>> work) {
         Objects.requireNonNull(work, "work");

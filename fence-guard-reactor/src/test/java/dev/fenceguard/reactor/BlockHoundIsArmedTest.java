@@ -63,7 +63,7 @@ class BlockHoundIsArmedTest {
     void aBlockingBackendOnTheLockPathIsCaught() {
         List<String> before = NoBlocking.caught();
         ReactiveLockClient locks = ReactiveLockClient.of(LockClient.builder(new SleepyBackend("tryAcquire"))
-                .withMetrics(LockMetrics.none()).build().async());
+                .withMetrics(LockMetrics.none()).build());
         StepVerifier.create(locks.tryAcquire("sleepy", TTL).subscribeOn(Schedulers.parallel()))
                 .expectError(BlockingOperationError.class)
                 .verify(TTL);
@@ -74,7 +74,7 @@ class BlockHoundIsArmedTest {
     void aBlockingRenewalOnFenceGuardsTimerThreadIsCaught() {
         List<String> before = NoBlocking.caught();
         SleepyBackend backend = new SleepyBackend("extend");
-        ReactiveLockClient locks = ReactiveLockClient.of(LockClient.builder(backend).withMetrics(LockMetrics.none()).build().async());
+        ReactiveLockClient locks = ReactiveLockClient.of(LockClient.builder(backend).withMetrics(LockMetrics.none()).build());
         // The work ends once a renewal has reached the backend, which only the timer thread sends.
         // A TTL of seconds: the first renewal in a fresh JVM waits for BlockHound to instrument classes.
         Mono<String> run = locks.withLock("renewed", Duration.ofSeconds(3), TTL,

@@ -72,7 +72,7 @@ class CancelLeavesNoLockTest {
     @BeforeEach
     void client() {
         spy = new SpyBackend(memory);
-        locks = ReactiveLockClient.of(LockClient.builder(spy).withMetrics(LockMetrics.none()).build().async());
+        locks = ReactiveLockClient.of(LockClient.builder(spy).withMetrics(LockMetrics.none()).build());
     }
 
     private static String prefix() {

@@ -22,7 +22,7 @@ class ReactiveLockClientInputTest {
     private static final Duration TTL = Duration.ofSeconds(30);
     private final InMemoryLockBackend backend = new InMemoryLockBackend();
     private final SpyBackend spy = new SpyBackend(backend);
-    private final ReactiveLockClient locks = ReactiveLockClient.of(LockClient.builder(spy).withMetrics(LockMetrics.none()).build().async());
+    private final ReactiveLockClient locks = ReactiveLockClient.of(LockClient.builder(spy).withMetrics(LockMetrics.none()).build());
 
     @Test
     void invalidKeysTtlsAndWaitsThrowAtOnceAndSendNothing() {
@@ -46,7 +46,7 @@ class ReactiveLockClientInputTest {
 
     @Test
     void nullsThrowAtOnce() {
-        assertThatThrownBy(() -> ReactiveLockClient.of(null)).isInstanceOf(NullPointerException.class).hasMessage("async");
+        assertThatThrownBy(() -> ReactiveLockClient.of(null)).isInstanceOf(NullPointerException.class).hasMessage("locks");
         assertThatThrownBy(() -> locks.tryAcquire(null, TTL)).isInstanceOf(NullPointerException.class).hasMessage("lock key");
         assertThatThrownBy(() -> locks.tryAcquire("k", null)).isInstanceOf(NullPointerException.class).hasMessage("ttl");
         assertThatThrownBy(() -> locks.acquire("k", TTL, null)).isInstanceOf(NullPointerException.class).hasMessage("maxWait");

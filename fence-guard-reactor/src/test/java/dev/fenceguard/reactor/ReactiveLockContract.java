@@ -60,7 +60,7 @@ abstract class ReactiveLockContract {
         spy = new SpyBackend(backend());
         store = BlockingBackend.of(backend());
         locks = ReactiveLockClient.of(LockClient.builder(spy).withMetrics(LockMetrics.none())
-                .withBackoff(Duration.ofMillis(5), Duration.ofMillis(50)).build().async());
+                .withBackoff(Duration.ofMillis(5), Duration.ofMillis(50)).build());
     }
 
     String key(String name) {

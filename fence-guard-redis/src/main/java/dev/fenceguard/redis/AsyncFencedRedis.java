@@ -3,7 +3,6 @@ package dev.fenceguard.redis;
 import dev.fenceguard.core.FenceEncoding;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
-import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.core.internal.WarmUps;
@@ -36,26 +35,26 @@ import java.util.function.Supplier;
  * <pre>{@code
  * AsyncFencedRedis writes = redis.fencedWrites().async();
  * locks.async().withLock("sku-1", ttl, maxWait, lease ->
- *         writes.set("stock:sku-1", "41", lease.fence()).thenApply(WriteOutcome::orThrow));
+ *         writes.set("stock:sku-1", lease.fence(), "41").thenApply(WriteOutcome::orThrow));
  * }</pre>
  *
  * <p>Invalid arguments (an empty key, a key in fence-guard's own key space, an empty {@code hset})
  * throw {@link IllegalArgumentException} or {@link NullPointerException} at once, before any I/O,
  * rather than failing the stage. Redis failures complete the stage with a
- * {@link dev.fenceguard.core.FenceGuardException}; a write that has no answer within the write timeout
- * ({@link FenceGuardRedis.Builder#withWriteTimeout}) fails with {@code TIMEOUT}, whatever the server
+ * {@link dev.fenceguard.core.FenceGuardException}; a write that has no answer within the call timeout
+ * ({@link FenceGuardRedis.Builder#withCallTimeout}) fails with {@code TIMEOUT}, whatever the server
  * does. After a {@code TIMEOUT} (or a cancel of the stage) the script may still run, since Redis cannot
  * be told to drop a command it was sent: it then runs whole or not at all, and judges the fence as
  * always, so a late write is never applied over a newer fence.
  *
- * <p>Stages complete on Lettuce's event loop (or, for a timeout, on the JDK's delay scheduler thread).
+ * <p>Stages complete on Lettuce's event loop (or, for a timeout, on the {@code fence-guard-timer} thread).
  * Chain non-blocking work only, or use the {@code *Async} methods of {@link CompletionStage}; in
  * particular, never call the blocking {@link FencedRedis} from such a callback: it would wait for an
  * answer the blocked event loop cannot deliver. Kotlin coroutines can {@code await()} these stages.
  *
  * <p>Immutable and thread-safe.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class AsyncFencedRedis {
 
@@ -72,15 +71,14 @@ public final class AsyncFencedRedis {
 
     /**
      * What every fenced writer of one {@link FenceGuardRedis} shares: where fences live, which key
-     * spaces are refused, the write timeout, the metrics and observations, and the cache of users'
-     * scripts (whose prelude depends only on the fence field).
+     * spaces are refused (the lock backends' and the flight store's), the call timeout, and the cache of
+     * users' scripts (whose prelude depends only on the fence field).
      */
-    record Space(String fencePrefix, String fenceField, List<String> lockPrefixes, Duration timeout, LockMetrics metrics,
-            LockObservations observations, String prelude, Map<String, Script> userScripts) {
+    record Space(String fencePrefix, String fenceField, List<String> lockPrefixes, String flightPrefix, Duration timeout,
+            String prelude, Map<String, Script> userScripts) {
 
-        Space(String fencePrefix, String fenceField, List<String> lockPrefixes, Duration timeout, LockMetrics metrics,
-                LockObservations observations) {
-            this(fencePrefix, fenceField, List.copyOf(lockPrefixes), timeout, metrics, observations,
+        Space(String fencePrefix, String fenceField, List<String> lockPrefixes, String flightPrefix, Duration timeout) {
+            this(fencePrefix, fenceField, List.copyOf(lockPrefixes), flightPrefix, timeout,
                     PRELUDE.replace("${FENCE_FIELD}", luaString(fenceField)), new ConcurrentHashMap<>());
         }
     }
@@ -90,12 +88,12 @@ public final class AsyncFencedRedis {
     private final WriteRule rule;
     private final String strictFlag;
 
-    AsyncFencedRedis(RedisHandle redis, Space space, FencePolicy policy) {
+    /** {@code rule}'s encoding is {@link FenceEncoding#INTEGER}: Lua compares fences as numbers. */
+    AsyncFencedRedis(RedisHandle redis, Space space, WriteRule rule) {
         this.redis = redis;
         this.space = space;
-        // Lua compares fences as numbers, so Redis always stores the integer form.
-        this.rule = new WriteRule(policy, FenceEncoding.INTEGER, space.metrics(), "redis", space.observations());
-        this.strictFlag = policy == FencePolicy.STRICTLY_NEWER ? "1" : "0";
+        this.rule = rule;
+        this.strictFlag = rule.policy() == FencePolicy.STRICTLY_NEWER ? "1" : "0";
     }
 
     /** The write rule these writes apply. */
@@ -110,7 +108,7 @@ public final class AsyncFencedRedis {
      * @throws IllegalArgumentException if the key is empty, not valid Unicode, or in fence-guard's own key
      *     space, before any I/O
      */
-    public CompletionStage<WriteOutcome> set(String key, String value, FenceToken fence) {
+    public CompletionStage<WriteOutcome> set(String key, FenceToken fence, String value) {
         checkKey(key);
         Objects.requireNonNull(value, "value");
         Objects.requireNonNull(fence, "fence");
@@ -136,7 +134,7 @@ public final class AsyncFencedRedis {
      * @throws IllegalArgumentException if {@code fields} is empty or names the fence field, or the key is
      *     empty, not valid Unicode, or in fence-guard's own key space, before any I/O
      */
-    public CompletionStage<WriteOutcome> hset(String key, Map<String, String> fields, FenceToken fence) {
+    public CompletionStage<WriteOutcome> hset(String key, FenceToken fence, Map<String, String> fields) {
         checkKey(key);
         Objects.requireNonNull(fields, "fields");
         Objects.requireNonNull(fence, "fence");
@@ -194,7 +192,7 @@ public final class AsyncFencedRedis {
      * @throws IllegalArgumentException if {@code keys} is empty or a key is empty, not valid Unicode, or in
      *     fence-guard's own key space (every key, not only the first), before any I/O
      */
-    public CompletionStage<FencedRedis.ScriptResult> eval(String luaBody, List<String> keys, List<String> args, FenceToken fence) {
+    public CompletionStage<FencedRedis.ScriptResult> eval(String luaBody, List<String> keys, FenceToken fence, List<String> args) {
         Objects.requireNonNull(luaBody, "luaBody");
         Objects.requireNonNull(keys, "keys");
         Objects.requireNonNull(args, "args");
@@ -235,8 +233,8 @@ public final class AsyncFencedRedis {
      *
      * @return a stage that completes when the scripts are loaded and the set path has run five times; it fails with a
      *     {@link dev.fenceguard.core.FenceGuardException} ({@code UNAVAILABLE}, or {@code TIMEOUT} after the
-     *     write timeout)
-     * @since 0.3
+     *     call timeout)
+     * @since 0.1
      */
     public CompletionStage<Void> warmUp() {
         RedisKeys.fillSlotTags();
@@ -252,9 +250,9 @@ public final class AsyncFencedRedis {
         return new String[] {key, RedisKeys.resourceFenceKey(space.fencePrefix(), key)};
     }
 
-    /** Bounded by the write timeout; the outcome is judged only once it is delivered, so a late reply counts nothing. */
+    /** Bounded by the call timeout; the outcome is judged only once it is delivered, so a late reply counts nothing. */
     private <T> CompletableFuture<T> bounded(CompletableFuture<T> call, String key, String operation) {
-        return RedisHandle.bounded(call, space.timeout(), key, operation, null);
+        return RedisHandle.bounded(call, space.timeout(), key, operation);
     }
 
     private CompletableFuture<WriteOutcome> judged(CompletableFuture<List<Object>> call, String key, FenceToken fence,
@@ -281,20 +279,26 @@ public final class AsyncFencedRedis {
 
     private String checkKey(String key) {
         WriteRule.checkKey("key", key);
-        String fenceSpace = RedisKeys.namespace(space.fencePrefix());
-        if (key.startsWith(fenceSpace)) {
-            throw new IllegalArgumentException("key " + shown(key) + " is in fence-guard's own key space: keys starting with '"
-                    + fenceSpace + "' hold the fences of guarded keys (fence key prefix '" + space.fencePrefix()
+        if (key.startsWith(RedisKeys.namespace(space.fencePrefix()))) {
+            throw ownKeySpace(key, space.fencePrefix(), "hold the fences of guarded keys (fence key prefix '" + space.fencePrefix()
                     + "'), and writing one could lower another key's fence");
         }
         for (String prefix : space.lockPrefixes()) {
             if (key.startsWith(RedisKeys.namespace(prefix))) {
-                throw new IllegalArgumentException("key " + shown(key) + " is in fence-guard's own key space: keys starting with '"
-                        + RedisKeys.namespace(prefix) + "' belong to the lock backend with key prefix '" + prefix
+                throw ownKeySpace(key, prefix, "belong to the lock backend with key prefix '" + prefix
                         + "', and writing one could rewind a lock's fence or take over a lock");
             }
         }
+        if (key.startsWith(RedisKeys.namespace(space.flightPrefix()))) {
+            throw ownKeySpace(key, space.flightPrefix(), "belong to the flight store with key prefix '" + space.flightPrefix()
+                    + "', and writing one could rewind a flight's fence or replace its result");
+        }
         return key;
+    }
+
+    private static IllegalArgumentException ownKeySpace(String key, String prefix, String why) {
+        return new IllegalArgumentException("key " + shown(key) + " is in fence-guard's own key space: keys starting with '"
+                + RedisKeys.namespace(prefix) + "' " + why);
     }
 
     private static String shown(String key) {

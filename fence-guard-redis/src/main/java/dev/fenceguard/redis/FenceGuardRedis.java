@@ -1,10 +1,12 @@
 package dev.fenceguard.redis;
 
+import dev.fenceguard.core.FenceEncoding;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.LockObservations;
+import dev.fenceguard.core.internal.EntrySettings;
 import dev.fenceguard.redis.internal.RedisErrors;
 import dev.fenceguard.redis.internal.RedisHandle;
 import dev.fenceguard.redis.internal.RedisKeys;
@@ -13,9 +15,9 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -24,9 +26,11 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * fence-guard on one Redis (standalone, Sentinel or Cluster): built once from a Lettuce client or
- * connection with one set of settings, it hands out the lock backend and the fenced writes, which share
- * its one connection.
+ * fence-guard on one Redis (standalone, Sentinel or Cluster): the one entry of this module. Built once
+ * from a Lettuce client or connection with one set of settings, it hands out everything the module
+ * offers, sharing its one connection: the {@linkplain #lockBackend() lock backend}, the
+ * {@linkplain #idempotencyBackend() idempotency backend}, the {@linkplain #flightStore() flight store}
+ * of {@code Singleflight}, and the {@linkplain #fencedWrites() fenced writes}.
  *
  * <pre>{@code
  * RedisClient client = RedisClient.create("redis://127.0.0.1:6379");   // or a Sentinel URI, or a RedisClusterClient
@@ -34,91 +38,98 @@ import java.util.function.Supplier;
  *     LockClient locks = LockClient.of(redis.lockBackend());
  *     FencedRedis writes = redis.fencedWrites();
  *     locks.withLock("sku-1", Duration.ofSeconds(10), Duration.ofSeconds(2), lease ->
- *             writes.set("stock:sku-1", "41", lease.fence()).orThrow());
+ *             writes.set("stock:sku-1", lease.fence(), "41").orThrow());
  * }
  * }</pre>
  *
- * <p>Because the lock backend and the fenced writes come from one place, the fenced writes know the
- * lock backend's key space and refuse resource keys in it (a fenced write there could rewind a lock's
- * fence or take over a lock), with no prefix to repeat. Other lock backends that share the database
- * are named with {@link Builder#withOtherLockKeyPrefixes}.
+ * <p>Because everything comes from one place, the fenced writes know the key spaces of the lock
+ * backend, the idempotency backend and the flight store, and refuse resource keys in them (a fenced
+ * write there could rewind a lock's fence or take over a lock), with no prefix to repeat. Other lock
+ * backends that share the database are named with {@link Builder#withOtherLockKeyPrefixes}.
  *
  * <p>Lock and resource may live on different servers (the resource need not be where the lock is):
  * build one {@code FenceGuardRedis} per server, and take the lock backend from one and the fenced
  * writes from the other.
  *
- * <p>Thread-safe. Closing it closes the connection it opened from a client (never a connection you
- * passed in); the lock backend and the fenced writes must not be used afterwards.
+ * <p>Built from a connection rather than a client, it has no way to open the pub/sub connection on
+ * which the flight store's waiters are woken, since a Lettuce connection does not expose its client:
+ * {@link #flightStore()} then works as everywhere, except that waiters poll (see {@link RedisFlightStore}).
  *
- * @since 0.2
+ * <p>Thread-safe. Closing it closes the connections it opened (the one it opened from a client and the
+ * flight store's pub/sub connection; never a connection you passed in); nothing it handed out may be
+ * used afterwards.
+ *
+ * @since 0.1
  */
 public final class FenceGuardRedis implements AutoCloseable {
 
     private final RedisHandle redis;
     private final RedisLockBackend lockBackend;
     private final RedisIdempotencyBackend idempotencyBackend;
-    private final Map<FencePolicy, FencedRedis> fencedWrites = new EnumMap<>(FencePolicy.class);
+    private final RedisFlightStore flightStore;
+    private final Map<FencePolicy, FencedRedis> fencedWrites;
 
     private FenceGuardRedis(Builder b, RedisHandle redis) {
         this.redis = redis;
         this.lockBackend = new RedisLockBackend(redis, b.keyPrefix, b.strategy, b.replicas, b.replicaTimeout);
         this.idempotencyBackend = new RedisIdempotencyBackend(redis, b.keyPrefix);
+        this.flightStore = new RedisFlightStore(redis, b.connectPubSub, b.flightPrefix);
         List<String> refused = new ArrayList<>();
         refused.add(b.keyPrefix);
         refused.addAll(b.otherLockPrefixes);
-        AsyncFencedRedis.Space space = new AsyncFencedRedis.Space(b.fencePrefix, b.fenceField, refused, b.writeTimeout,
-                b.metrics != null ? b.metrics : LockMetrics.automatic(), b.observations);
-        for (FencePolicy policy : FencePolicy.values()) {
-            fencedWrites.put(policy, new FencedRedis(new AsyncFencedRedis(redis, space, policy)));
-        }
+        AsyncFencedRedis.Space space = new AsyncFencedRedis.Space(b.fencePrefix, b.fenceField, refused, b.flightPrefix,
+                b.settings.callTimeout());
+        // Lua compares fences as numbers, so Redis always stores the integer form.
+        this.fencedWrites = b.settings.perPolicy(FenceEncoding.INTEGER, "redis",
+                rule -> new FencedRedis(new AsyncFencedRedis(redis, space, rule)));
     }
 
     /**
-     * On a standalone or Sentinel {@link RedisClient}: {@link Builder#build()} opens one connection and
-     * {@link #close()} closes it.
+     * On a standalone or Sentinel {@link RedisClient}: {@link Builder#build()} opens one connection, the
+     * flight store's first wait opens one pub/sub connection, and {@link #close()} closes both.
      *
      * @throws NullPointerException if {@code client} is null
      */
     public static Builder builder(RedisClient client) {
         Objects.requireNonNull(client, "client");
-        return new Builder(() -> RedisHandle.of(client), false);
+        return new Builder(() -> RedisHandle.of(client), client::connectPubSub, false);
     }
 
     /**
-     * On a {@link RedisClusterClient}: {@link Builder#build()} opens one connection and {@link #close()}
-     * closes it.
+     * On a {@link RedisClusterClient}: {@link Builder#build()} opens one connection, the flight store's
+     * first wait opens one pub/sub connection, and {@link #close()} closes both.
      *
      * @throws NullPointerException if {@code client} is null
      */
     public static Builder builder(RedisClusterClient client) {
         Objects.requireNonNull(client, "client");
-        return new Builder(() -> RedisHandle.of(client), true);
+        return new Builder(() -> RedisHandle.of(client), client::connectPubSub, true);
     }
 
     /**
      * On a connection you own, which fence-guard never closes. Its codec must be UTF-8 strings.
      * If your own threads write to it while fence-guard does, a fence-guard call can park briefly on the
      * lock Lettuce takes for each write (docs/redis.md, "Lettuce's write lock"); a connection of
-     * fence-guard's own rules that out.
+     * fence-guard's own rules that out. The flight store's waiters poll (see the class comment).
      *
      * @throws NullPointerException if {@code connection} is null
      */
     public static Builder builder(StatefulRedisConnection<String, String> connection) {
         Objects.requireNonNull(connection, "connection");
-        return new Builder(() -> RedisHandle.of(connection), false);
+        return new Builder(() -> RedisHandle.of(connection), null, false);
     }
 
     /**
      * On a Cluster connection you own, which fence-guard never closes. Its codec must be UTF-8 strings.
      * If your own threads write to it while fence-guard does, a fence-guard call can park briefly on the
      * lock Lettuce takes for each write (docs/redis.md, "Lettuce's write lock"); a connection of
-     * fence-guard's own rules that out.
+     * fence-guard's own rules that out. The flight store's waiters poll (see the class comment).
      *
      * @throws NullPointerException if {@code connection} is null
      */
     public static Builder builder(StatefulRedisClusterConnection<String, String> connection) {
         Objects.requireNonNull(connection, "connection");
-        return new Builder(() -> RedisHandle.of(connection), true);
+        return new Builder(() -> RedisHandle.of(connection), null, true);
     }
 
     /** The lock backend: wrap it in a {@link dev.fenceguard.core.LockClient}. */
@@ -130,10 +141,21 @@ public final class FenceGuardRedis implements AutoCloseable {
      * The idempotency backend: wrap it in a {@link dev.fenceguard.core.idempotency.IdempotencyStore}. Its
      * entries live under the same key prefix as the locks, each in the slot of the lock of the same name.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public RedisIdempotencyBackend idempotencyBackend() {
         return idempotencyBackend;
+    }
+
+    /**
+     * The flight store of {@link dev.fenceguard.core.singleflight.Singleflight}: flights live under
+     * {@link Builder#withFlightKeyPrefix the flight key prefix}; waiters are woken over pub/sub when this
+     * entry was built from a client, and poll when it was built from a connection (see {@link RedisFlightStore}).
+     *
+     * @since 0.1
+     */
+    public RedisFlightStore flightStore() {
+        return flightStore;
     }
 
     /** The fenced writes under {@link FencePolicy#SAME_OR_NEWER}: a holder may write many times under one lease. */
@@ -151,9 +173,10 @@ public final class FenceGuardRedis implements AutoCloseable {
         return fencedWrites.get(Objects.requireNonNull(policy, "policy"));
     }
 
-    /** Closes the connection if it was opened from a client. */
+    /** Closes the flight store's pub/sub connection, and the connection if it was opened from a client. */
     @Override
     public void close() {
+        flightStore.close();
         redis.close();
     }
 
@@ -166,20 +189,23 @@ public final class FenceGuardRedis implements AutoCloseable {
     /** Settings of a {@link FenceGuardRedis}. Not thread-safe; {@link #build()} copies them. */
     public static final class Builder {
         private final Supplier<RedisHandle> connect;
+        /** Null when built from a connection. */
+        private final Supplier<StatefulRedisPubSubConnection<String, String>> connectPubSub;
         private final boolean cluster;
+        private final EntrySettings settings = new EntrySettings();
         private String keyPrefix = RedisKeys.DEFAULT_LOCK_PREFIX;
         private FenceStrategy strategy = FenceStrategy.CLOCK_FLOORED;
         private int replicas;
         private Duration replicaTimeout = Duration.ZERO;
         private String fencePrefix = RedisKeys.DEFAULT_FENCE_PREFIX;
+        private String flightPrefix = RedisKeys.DEFAULT_FLIGHT_PREFIX;
         private String fenceField = "_fence";
         private List<String> otherLockPrefixes = List.of();
-        private Duration writeTimeout = Duration.ofSeconds(10);
-        private LockMetrics metrics;
-        private LockObservations observations = LockObservations.none();
 
-        private Builder(Supplier<RedisHandle> connect, boolean cluster) {
+        private Builder(Supplier<RedisHandle> connect, Supplier<StatefulRedisPubSubConnection<String, String>> connectPubSub,
+                boolean cluster) {
             this.connect = connect;
+            this.connectPubSub = connectPubSub;
             this.cluster = cluster;
         }
 
@@ -239,6 +265,19 @@ public final class FenceGuardRedis implements AutoCloseable {
         }
 
         /**
+         * Prefix of the flight store's keys and pub/sub channel; default {@code fg-sf:}. It must differ
+         * from every lock key prefix and from the fence key prefix ({@link #build()} checks); the fenced
+         * writes refuse keys under it.
+         *
+         * @throws IllegalArgumentException if it is null, contains a brace, NUL or an unpaired surrogate, or is longer than 64 characters
+         * @since 0.1
+         */
+        public Builder withFlightKeyPrefix(String prefix) {
+            this.flightPrefix = RedisKeys.requirePrefix(prefix);
+            return this;
+        }
+
+        /**
          * The hash field that holds a guarded hash's fence; default {@code _fence}.
          *
          * @throws IllegalArgumentException if empty
@@ -264,29 +303,23 @@ public final class FenceGuardRedis implements AutoCloseable {
          * @throws NullPointerException if {@code prefixes} is null
          */
         public Builder withOtherLockKeyPrefixes(String... prefixes) {
-            Objects.requireNonNull(prefixes, "prefixes");
-            List<String> list = new ArrayList<>();
-            for (String p : prefixes) {
-                list.add(RedisKeys.requirePrefix(p));
-            }
-            this.otherLockPrefixes = List.copyOf(list);
+            this.otherLockPrefixes = EntrySettings.each("prefixes", prefixes, RedisKeys::requirePrefix);
             return this;
         }
 
         /**
-         * How long a fenced write may wait for its answer; default 10 s. A write still unanswered then
-         * ends with {@code TIMEOUT} (it may still run later). The lock backend's calls are bounded by the
-         * timeouts its {@link dev.fenceguard.core.LockClient} passes instead.
+         * How long one call may wait for its answer: one fenced write (and {@link FencedRedis#warmUp()}
+         * as a whole); default 10 s. A write still unanswered then ends with {@code TIMEOUT} (it may still
+         * run later). The calls of the lock backend, the idempotency backend and the flight store are
+         * bounded by the timeouts their {@link dev.fenceguard.core.LockClient}, {@code IdempotencyStore}
+         * or {@code Singleflight} passes instead.
          *
          * @throws IllegalArgumentException if it is below 1 ms or above 10 minutes
          * @throws NullPointerException if {@code timeout} is null
+         * @since 0.1
          */
-        public Builder withWriteTimeout(Duration timeout) {
-            Objects.requireNonNull(timeout, "timeout");
-            if (timeout.compareTo(Duration.ofMillis(1)) < 0 || timeout.compareTo(Duration.ofMinutes(10)) > 0) {
-                throw new IllegalArgumentException("writeTimeout must be between 1 ms and 10 minutes, was " + timeout);
-            }
-            this.writeTimeout = timeout;
+        public Builder withCallTimeout(Duration timeout) {
+            settings.callTimeout(timeout);
             return this;
         }
 
@@ -296,7 +329,7 @@ public final class FenceGuardRedis implements AutoCloseable {
          * @throws NullPointerException if {@code metrics} is null
          */
         public Builder withMetrics(LockMetrics metrics) {
-            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            settings.metrics(metrics);
             return this;
         }
 
@@ -312,10 +345,10 @@ public final class FenceGuardRedis implements AutoCloseable {
          * its {@code LockClient}, not here.
          *
          * @throws NullPointerException if {@code observations} is null
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withObservations(LockObservations observations) {
-            this.observations = Objects.requireNonNull(observations, "observations");
+            settings.observations(observations);
             return this;
         }
 
@@ -323,7 +356,8 @@ public final class FenceGuardRedis implements AutoCloseable {
          * Checks the settings, then connects (if built from a client).
          *
          * @throws IllegalArgumentException if the fence key prefix equals the key prefix or one of the other
-         *     lock key prefixes (checked before connecting): a resource's fence key could then be a lock's key
+         *     lock key prefixes (a resource's fence key could then be a lock's key), or the flight key prefix
+         *     equals any of those (checked before connecting)
          * @throws IllegalStateException if replica acknowledgement is asked of a Cluster (before connecting)
          * @throws FenceGuardException UNAVAILABLE or AUTH if the server cannot be reached or refuses the client
          */
@@ -334,6 +368,11 @@ public final class FenceGuardRedis implements AutoCloseable {
             if (lockPrefixes.contains(fencePrefix)) {
                 throw new IllegalArgumentException("fence key prefix '" + fencePrefix + "' must differ from every lock key prefix "
                         + lockPrefixes + ": a resource's fence key could then be a lock's key or fence counter");
+            }
+            if (lockPrefixes.contains(flightPrefix) || flightPrefix.equals(fencePrefix)) {
+                throw new IllegalArgumentException("flight key prefix '" + flightPrefix + "' must differ from the fence key prefix '"
+                        + fencePrefix + "' and from every lock key prefix " + lockPrefixes
+                        + ": a flight's keys could then be a lock's keys or a resource's fence key");
             }
             if (replicas > 0 && cluster) {
                 throw new IllegalStateException("withReplicaAcknowledgement is not supported on Redis Cluster, where WAIT "

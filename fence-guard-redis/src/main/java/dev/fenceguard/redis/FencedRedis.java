@@ -16,7 +16,7 @@ import java.util.Optional;
  * try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build()) {
  *     FencedRedis writes = redis.fencedWrites();
  *     ...
- *     writes.set("stock:sku-1", "41", lease.fence()).orThrow();
+ *     writes.set("stock:sku-1", lease.fence(), "41").orThrow();
  * }
  * }</pre>
  *
@@ -40,22 +40,26 @@ import java.util.Optional;
  * guarded hashes with {@link #delete}.
  *
  * <p>Resource keys never reach fence-guard's own keys. Every key of a lock backend with prefix
- * {@code p} starts with <code>p{</code> (<code>fg:{</code> by default), and every fence key starts with
+ * {@code p} starts with <code>p{</code> (<code>fg:{</code> by default), every key of the flight store
+ * with <code>&lt;flight key prefix&gt;{</code> (<code>fg-sf:{</code> by default), and every fence key with
  * <code>&lt;fence key prefix&gt;{</code> (<code>fg:fence:{</code> by default). Every operation refuses a
  * resource key in one of those namespaces with an {@link IllegalArgumentException}, before any I/O: a
- * fenced write there could rewind a lock's fence counter, take over a lock, or lower another key's
- * fence. The lock backend of the same {@link FenceGuardRedis} is refused without being named; name other
- * lock backends that share the database with {@link FenceGuardRedis.Builder#withOtherLockKeyPrefixes}.
- * {@link FenceGuardRedis.Builder#build()} refuses a fence key prefix equal to a lock key prefix, since the
- * two kinds of internal keys would then meet.
+ * fenced write there could rewind a lock's or a flight's fence counter, take over a lock, or lower
+ * another key's fence. The lock backend and flight store of the same {@link FenceGuardRedis} are refused
+ * without being named; name other lock backends that share the database with
+ * {@link FenceGuardRedis.Builder#withOtherLockKeyPrefixes}. {@link FenceGuardRedis.Builder#build()}
+ * refuses a fence or flight key prefix equal to another of these prefixes, since two kinds of internal
+ * keys would then meet.
  *
- * <p>Each write is bounded by the write timeout ({@link FenceGuardRedis.Builder#withWriteTimeout}): a
+ * <p>Each write is bounded by the call timeout ({@link FenceGuardRedis.Builder#withCallTimeout}): a
  * write without an answer by then throws {@code TIMEOUT}, and may still run later (whole or not at all,
  * judged by its fence as always). This face waits on the stages of {@link #async()}, so the two faces
  * give the same outcomes; do not call it from a callback that runs on Lettuce's event loop.
  *
  * <p>Immutable and thread-safe. It has no lifecycle of its own: closing the {@link FenceGuardRedis} it
  * came from closes the connection.
+ *
+ * @since 0.1
  */
 public final class FencedRedis {
 
@@ -68,7 +72,7 @@ public final class FencedRedis {
     /**
      * The same writes without waiting: each returns a {@link java.util.concurrent.CompletionStage}.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public AsyncFencedRedis async() {
         return async;
@@ -81,11 +85,11 @@ public final class FencedRedis {
      * writes no key), and the names of fence keys for every Cluster slot, found once per process. Then
      * the client's code of a {@link #set} runs five times, with a script sent exactly as the set script is
      * that reads the fence key of {@code warm-up} and answers "applied" without writing. Idempotent;
-     * bounded, as a whole, by the write timeout. (Scripts given to {@link #eval} are loaded on their first call.)
+     * bounded, as a whole, by the call timeout. (Scripts given to {@link #eval} are loaded on their first call.)
      *
      * @throws dev.fenceguard.core.FenceGuardException {@code UNAVAILABLE} if Redis cannot be reached,
-     *     {@code TIMEOUT} if it does not answer within the write timeout
-     * @since 0.3
+     *     {@code TIMEOUT} if it does not answer within the call timeout
+     * @since 0.1
      */
     public void warmUp() {
         RedisHandle.await(async.warmUp(), null, "warm-up");
@@ -94,7 +98,7 @@ public final class FencedRedis {
     /**
      * The write rule these writes apply.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public FencePolicy policy() {
         return async.policy();
@@ -120,8 +124,8 @@ public final class FencedRedis {
      * @throws IllegalArgumentException if the key is empty, not valid Unicode, or in fence-guard's own key
      *     space (see the class comment), before any I/O
      */
-    public WriteOutcome set(String key, String value, FenceToken fence) {
-        return RedisHandle.await(async.set(key, value, fence), key, "fenced set");
+    public WriteOutcome set(String key, FenceToken fence, String value) {
+        return RedisHandle.await(async.set(key, fence, value), key, "fenced set");
     }
 
     /**
@@ -136,8 +140,8 @@ public final class FencedRedis {
      * @throws IllegalArgumentException if {@code fields} is empty or names the fence field, or the key is
      *     empty, not valid Unicode, or in fence-guard's own key space (see the class comment), before any I/O
      */
-    public WriteOutcome hset(String key, Map<String, String> fields, FenceToken fence) {
-        return RedisHandle.await(async.hset(key, fields, fence), key, "fenced hset");
+    public WriteOutcome hset(String key, FenceToken fence, Map<String, String> fields) {
+        return RedisHandle.await(async.hset(key, fence, fields), key, "fenced hset");
     }
 
     /**
@@ -194,8 +198,8 @@ public final class FencedRedis {
      *     fence-guard's own key space (see the class comment): every key, not only the first, since your
      *     code may write any of them (before any I/O)
      */
-    public ScriptResult eval(String luaBody, List<String> keys, List<String> args, FenceToken fence) {
-        return RedisHandle.await(async.eval(luaBody, keys, args, fence), keys.getFirst(), "fenced script"); // keys checked by eval
+    public ScriptResult eval(String luaBody, List<String> keys, FenceToken fence, List<String> args) {
+        return RedisHandle.await(async.eval(luaBody, keys, fence, args), keys.getFirst(), "fenced script"); // keys checked by eval
     }
 
     /**

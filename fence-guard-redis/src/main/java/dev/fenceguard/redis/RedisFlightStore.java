@@ -11,9 +11,7 @@ import dev.fenceguard.redis.internal.RedisErrors;
 import dev.fenceguard.redis.internal.RedisHandle;
 import dev.fenceguard.redis.internal.RedisKeys;
 import dev.fenceguard.redis.internal.Script;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
@@ -26,11 +24,12 @@ import java.util.function.Supplier;
 
 /**
  * The {@link FlightStore} of {@link dev.fenceguard.core.singleflight.Singleflight} on Redis
- * (standalone, Sentinel or Cluster), one Lua script per operation.
+ * (standalone, Sentinel or Cluster), one Lua script per operation. Get it from
+ * {@link FenceGuardRedis#flightStore()}: it shares that entry's connection and settings.
  *
  * <pre>{@code
- * try (RedisFlightStore store = RedisFlightStore.builder(redisClient).build()) {
- *     Singleflight flights = Singleflight.builder(lockClient.async(), store).build();
+ * try (FenceGuardRedis redis = FenceGuardRedis.builder(redisClient).build()) {
+ *     Singleflight flights = Singleflight.builder(lockClient, redis.flightStore()).build();
  *     ...
  * }
  * }</pre>
@@ -40,19 +39,24 @@ import java.util.function.Supplier;
  * {@code <prefix>{<escaped k>}:result} ({@code <fence>:<base64 of the result>}, with a {@code PX} of
  * the retention). Both share one hash tag, so every script touches one Cluster slot and declares both
  * in {@code KEYS}. Escaping is the lock backend's ({@code %}, braces), so distinct keys never meet.
- * Default prefix {@code fg-sf:}; it must differ from the lock backend's.
+ * The prefix is {@link FenceGuardRedis.Builder#withFlightKeyPrefix}, default {@code fg-sf:}; the fenced
+ * writes of the same entry refuse keys under it.
  *
  * <p><b>Notification.</b> A publish that applies, and a wake, {@code PUBLISH} the flight key on
- * {@code <prefix>done} inside their script. Waiters listen on one pub/sub connection per store instance,
- * opened on the first wait ({@code SUBSCRIBE}; on a Cluster, messages reach every node). Lettuce
- * resubscribes after a reconnect; a message lost meanwhile costs a waiter one poll interval.
+ * {@code <prefix>done} inside their script. Waiters listen on one pub/sub connection per entry, opened
+ * from the entry's client on the first wait ({@code SUBSCRIBE}; on a Cluster, messages reach every node).
+ * Lettuce resubscribes after a reconnect; a message lost meanwhile costs a waiter one poll interval. An
+ * entry built from a connection has no client to open a pub/sub connection with (a Lettuce connection
+ * does not expose the client it came from): there every watch fails with {@code UNAVAILABLE} and waiters
+ * poll, which is correct but costs each waiter up to one poll interval of the
+ * {@link dev.fenceguard.core.singleflight.Singleflight}. Build the entry from the client to be woken at once.
  *
- * <p>Calls are bounded by their timeout without holding a thread. {@link #close()} closes the
- * connections this store opened. Thread-safe.
+ * <p>Calls hold no thread; the {@code Singleflight} ends a caller's wait at its call timeout. Closing the
+ * {@link FenceGuardRedis} closes the pub/sub connection. Thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
-public final class RedisFlightStore implements FlightStore, AutoCloseable {
+public final class RedisFlightStore implements FlightStore {
 
     private static final Script READ = Script.load("sf_read");
     private static final Script BEGIN = Script.load("sf_begin");
@@ -60,6 +64,7 @@ public final class RedisFlightStore implements FlightStore, AutoCloseable {
     private static final Script WAKE = Script.load("sf_wake");
 
     private final RedisHandle redis;
+    /** Null when the entry was built from a connection: no client to open a pub/sub connection with. */
     private final Supplier<StatefulRedisPubSubConnection<String, String>> connectPubSub;
     private final String prefix;
     private final String channel;
@@ -68,33 +73,11 @@ public final class RedisFlightStore implements FlightStore, AutoCloseable {
     private CompletableFuture<StatefulRedisPubSubConnection<String, String>> subscribed;
     private boolean closed;
 
-    private RedisFlightStore(Builder b, RedisHandle redis) {
+    RedisFlightStore(RedisHandle redis, Supplier<StatefulRedisPubSubConnection<String, String>> connectPubSub, String prefix) {
         this.redis = redis;
-        this.connectPubSub = b.connectPubSub;
-        this.prefix = b.prefix;
-        this.channel = b.prefix + "done";
-    }
-
-    /**
-     * On a standalone or Sentinel {@link RedisClient}: {@link Builder#build()} opens one connection for
-     * the scripts; the first wait opens one pub/sub connection.
-     *
-     * @throws NullPointerException if {@code client} is null
-     */
-    public static Builder builder(RedisClient client) {
-        Objects.requireNonNull(client, "client");
-        return new Builder(() -> RedisHandle.of(client), client::connectPubSub);
-    }
-
-    /**
-     * On a {@link RedisClusterClient}: as for a standalone client, with a Cluster connection and a
-     * Cluster pub/sub connection.
-     *
-     * @throws NullPointerException if {@code client} is null
-     */
-    public static Builder builder(RedisClusterClient client) {
-        Objects.requireNonNull(client, "client");
-        return new Builder(() -> RedisHandle.of(client), client::connectPubSub);
+        this.connectPubSub = connectPubSub;
+        this.prefix = prefix;
+        this.channel = prefix + "done";
     }
 
     @Override
@@ -109,38 +92,34 @@ public final class RedisFlightStore implements FlightStore, AutoCloseable {
 
     @Override
     public CompletionStage<Optional<FlightResult>> read(LockKey key, Duration timeout) {
-        CompletableFuture<Optional<FlightResult>> call = redis.multi(READ, key.value(), new String[] {resultKey(key)})
+        return redis.multi(READ, key.value(), new String[] {resultKey(key)})
                 .thenApply(reply -> reply.isEmpty() ? Optional.empty() : Optional.of(decode(key, (String) reply.get(0))));
-        return RedisHandle.bounded(call, timeout, key.value(), "singleflight read", null);
     }
 
     @Override
     public CompletionStage<FlightStart> begin(LockKey key, long fence, Duration timeout) {
-        CompletableFuture<FlightStart> call = redis.multi(BEGIN, key.value(), keys(key), Long.toString(fence))
+        return redis.multi(BEGIN, key.value(), keys(key), Long.toString(fence))
                 .thenApply(reply -> switch ((String) reply.get(0)) {
                     case "retained" -> new FlightStart.Retained(decode(key, (String) reply.get(1)));
                     case "superseded" -> new FlightStart.Superseded(Long.parseLong((String) reply.get(1)));
                     case "started" -> new FlightStart.Started();
                     default -> throw new FenceGuardException(ErrorCode.INTERNAL, key.value(), "unexpected begin reply " + reply.get(0));
                 });
-        return RedisHandle.bounded(call, timeout, key.value(), "singleflight begin", null);
     }
 
     @Override
     public CompletionStage<WriteOutcome> publish(LockKey key, long fence, byte[] result, Duration retention, Duration timeout) {
         String resource = "redis key " + resultKey(key);
         String value = fence + ":" + Base64.getEncoder().encodeToString(result);
-        CompletableFuture<WriteOutcome> call = redis.multi(PUBLISH, key.value(), keys(key), Long.toString(fence), value,
+        return redis.multi(PUBLISH, key.value(), keys(key), Long.toString(fence), value,
                 Long.toString(retention.toMillis()), channel, key.value())
                 .thenApply(reply -> ((Long) reply.get(0)) == 1L ? new WriteOutcome.Applied(resource, fence)
                         : new WriteOutcome.Stale(resource, fence, Long.parseLong((String) reply.get(1)), FencePolicy.SAME_OR_NEWER));
-        return RedisHandle.bounded(call, timeout, key.value(), "singleflight publish", null);
     }
 
     @Override
     public CompletionStage<Void> wake(LockKey key, Duration timeout) {
-        CompletableFuture<Void> call = redis.multi(WAKE, key.value(), new String[0], channel, key.value()).thenApply(reply -> null);
-        return RedisHandle.bounded(call, timeout, key.value(), "singleflight wake", null);
+        return redis.multi(WAKE, key.value(), new String[0], channel, key.value()).thenApply(reply -> null);
     }
 
     @Override
@@ -162,6 +141,10 @@ public final class RedisFlightStore implements FlightStore, AutoCloseable {
             if (closed) {
                 return CompletableFuture.failedFuture(new FenceGuardException(ErrorCode.UNAVAILABLE, null,
                         "the flight store is closed; waiters poll"));
+            }
+            if (connectPubSub == null) {
+                return CompletableFuture.failedFuture(new FenceGuardException(ErrorCode.UNAVAILABLE, null,
+                        "FenceGuardRedis was built from a connection, so it cannot open a pub/sub connection; waiters poll"));
             }
             if (subscribed != null && !subscribed.isCompletedExceptionally()) {
                 return subscribed;
@@ -196,9 +179,8 @@ public final class RedisFlightStore implements FlightStore, AutoCloseable {
         return start;
     }
 
-    /** Closes the connections this store opened; later waits poll. */
-    @Override
-    public void close() {
+    /** Closes the pub/sub connection this store opened; later waits poll. The entry closes the script connection. */
+    void close() {
         CompletableFuture<StatefulRedisPubSubConnection<String, String>> sub;
         synchronized (guard) {
             closed = true;
@@ -208,7 +190,6 @@ public final class RedisFlightStore implements FlightStore, AutoCloseable {
         if (sub != null) {
             sub.thenAccept(StatefulRedisPubSubConnection::closeAsync);
         }
-        redis.close();
     }
 
     @Override
@@ -231,44 +212,6 @@ public final class RedisFlightStore implements FlightStore, AutoCloseable {
             return new FlightResult(Long.parseLong(stored.substring(0, colon)), Base64.getDecoder().decode(stored.substring(colon + 1)));
         } catch (RuntimeException e) {
             throw new FenceGuardException(ErrorCode.INTERNAL, key.value(), "the stored result is not '<fence>:<base64>'");
-        }
-    }
-
-    /** Settings of a {@link RedisFlightStore}. Not thread-safe; {@link #build()} copies them. */
-    public static final class Builder {
-        private final Supplier<RedisHandle> connect;
-        private final Supplier<StatefulRedisPubSubConnection<String, String>> connectPubSub;
-        private String prefix = "fg-sf:";
-
-        private Builder(Supplier<RedisHandle> connect, Supplier<StatefulRedisPubSubConnection<String, String>> connectPubSub) {
-            this.connect = connect;
-            this.connectPubSub = connectPubSub;
-        }
-
-        /**
-         * Prefix of every key and of the channel; default {@code fg-sf:}. Keep it apart from the lock
-         * backend's prefix and from resource keys of fenced writes.
-         *
-         * @throws IllegalArgumentException if it is null, contains a brace, NUL or an unpaired surrogate, or is longer than 64 characters
-         */
-        public Builder withKeyPrefix(String prefix) {
-            this.prefix = RedisKeys.requirePrefix(prefix);
-            return this;
-        }
-
-        /**
-         * Connects (the scripts' connection; pub/sub waits for the first wait).
-         *
-         * @throws FenceGuardException UNAVAILABLE or AUTH if the server cannot be reached or refuses the client
-         */
-        public RedisFlightStore build() {
-            RedisHandle redis;
-            try {
-                redis = connect.get();
-            } catch (RedisException e) {
-                throw RedisErrors.map(e, null, "connect");
-            }
-            return new RedisFlightStore(this, redis);
         }
     }
 }

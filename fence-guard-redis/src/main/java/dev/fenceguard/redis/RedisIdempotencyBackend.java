@@ -32,7 +32,7 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Every call is asynchronous and bounded like the lock backend's. Thread-safe; no lifecycle of its own.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class RedisIdempotencyBackend implements IdempotencyBackend {
 
@@ -61,25 +61,22 @@ public final class RedisIdempotencyBackend implements IdempotencyBackend {
     @Override
     public CompletionStage<IdempotencyEntry> claim(LockKey key, String fingerprint, long fence, Duration ttl, Duration retention,
             Duration timeout) {
-        CompletableFuture<IdempotencyEntry> call = redis.multi(CLAIM, key.value(), keys(key), fingerprint, Long.toString(fence),
+        return redis.multi(CLAIM, key.value(), keys(key), fingerprint, Long.toString(fence),
                 Long.toString(ttl.toMillis()), Long.toString(retention.toMillis())).thenApply(r -> entry(key, r));
-        return RedisHandle.bounded(call, timeout, key.value(), "idempotency claim", null);
     }
 
     @Override
     public CompletionStage<OptionalLong> record(LockKey key, long fence, IdempotencyState state, byte[] result, Duration retention,
             Duration timeout) {
-        CompletableFuture<OptionalLong> call = redis.integer(RECORD, key.value(), keys(key), Long.toString(fence),
+        return redis.integer(RECORD, key.value(), keys(key), Long.toString(fence),
                 String.valueOf(state.code()), Base64.getEncoder().encodeToString(result), Long.toString(retention.toMillis()))
                 .thenApply(n -> n == 0 ? OptionalLong.empty() : OptionalLong.of(Math.max(0, n)));
-        return RedisHandle.bounded(call, timeout, key.value(), "idempotency record", null);
     }
 
     @Override
     public CompletionStage<Optional<IdempotencyEntry>> lookup(LockKey key, Duration timeout) {
-        CompletableFuture<Optional<IdempotencyEntry>> call = redis.multi(LOOKUP, key.value(), keys(key))
+        return redis.multi(LOOKUP, key.value(), keys(key))
                 .thenApply(r -> r.isEmpty() ? Optional.<IdempotencyEntry>empty() : Optional.of(entry(key, r)));
-        return RedisHandle.bounded(call, timeout, key.value(), "idempotency lookup", null);
     }
 
     /** Nothing to do: entries expire at their retention by themselves. */

@@ -7,6 +7,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.core.internal.Redacted;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
@@ -20,8 +21,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A lock backend on Redis through Lettuce: standalone, Sentinel or Cluster. Get it from
@@ -51,15 +50,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every call is asynchronous: it is sent with Lettuce's asynchronous commands (NOSCRIPT answered
  * by an EVAL chained on the same path) and returns at once; no thread waits for Redis. Its stage
- * completes on Lettuce's event loop, or fails with {@code TIMEOUT} once the call's {@code timeout}
- * has passed, whatever the server does (paused, unreachable, reconnecting). Redis cannot be told to
- * give up on a command, so a command may still run after that: a grant or an extension that answers
- * after its call timed out is released at once, since its caller was told TIMEOUT and will not use it.
- * Lettuce's own command timeout ({@code RedisURI} timeout), when shorter, also ends a call with
- * {@code TIMEOUT}.
+ * completes on Lettuce's event loop with what the server answered. Redis has no per-command deadline
+ * to hand the call's {@code timeout} to (a script runs atomically, in microseconds, once it starts), and
+ * this backend starts no timer of its own: the lock client ends the caller's wait at the timeout with
+ * {@code TIMEOUT} and releases a grant or an extension that answers after it (see {@link LockBackend}).
+ * A command sent to a server that stopped answering stays queued in Lettuce, holding no thread, until
+ * Redis answers or Lettuce's own command timeout ({@code RedisURI} timeout) ends it.
  *
  * <p>Thread-safe. It has no lifecycle of its own: closing the {@link FenceGuardRedis} it came from
  * closes the connection.
+ *
+ * @since 0.1
  */
 public final class RedisLockBackend implements LockBackend {
 
@@ -75,8 +76,6 @@ public final class RedisLockBackend implements LockBackend {
     private static final Script RELEASE = Script.load("release", java.util.Map.of("LEGACY_RESTORE_MS", Long.toString(LEGACY_RESTORE_MILLIS)));
     private static final Script EXTEND = Script.load("extend");
     private static final Script LOOKUP = Script.load("lookup");
-
-    private static final Logger log = LoggerFactory.getLogger(RedisLockBackend.class);
 
     private final RedisHandle redis;
     private final Script acquire;
@@ -125,7 +124,7 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return acquire(acquire, key, key.value(), acquireKeys(key), lockId, ttl, timeout);
+        return acquire(acquire, key, key.value(), acquireKeys(key), lockId, ttl);
     }
 
     // Each call below runs through a method the warm-up runs too, with the internal key of warm-ups:
@@ -138,12 +137,11 @@ public final class RedisLockBackend implements LockBackend {
         return new String[] {tag + ":lock", tag + ":fence"};
     }
 
-    /** {@code subject} names the key in errors (null for the warm-up), {@code key} the lock a late grant frees. */
+    /** {@code subject} names the key in errors (null for the warm-up), {@code key} the lock WAIT gives back. */
     private CompletableFuture<Optional<Grant>> acquire(Script script, LockKey key, String subject, String[] keys, LockId lockId,
-            Duration ttl, Duration timeout) {
-        CompletableFuture<Optional<Grant>> call = redis.multi(script, subject, keys, lockId.value(), Long.toString(ttl.toMillis()))
+            Duration ttl) {
+        return redis.multi(script, subject, keys, lockId.value(), Long.toString(ttl.toMillis()))
                 .thenCompose(r -> granted(key, lockId, r));
-        return RedisHandle.bounded(call, timeout, subject, "acquire", late -> late.ifPresent(grant -> undo(key, lockId, timeout, "grant")));
     }
 
     private CompletableFuture<Optional<Grant>> granted(LockKey key, LockId lockId, List<Object> r) {
@@ -185,11 +183,7 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        return release(key.value(), RedisKeys.lockKey(prefix, key), lockId, timeout);
-    }
-
-    private CompletableFuture<Boolean> release(String subject, String lockKey, LockId lockId, Duration timeout) {
-        return RedisHandle.bounded(sendRelease(subject, lockKey, lockId), timeout, subject, "release", null);
+        return sendRelease(key.value(), RedisKeys.lockKey(prefix, key), lockId);
     }
 
     private CompletableFuture<Boolean> sendRelease(LockKey key, LockId lockId) {
@@ -202,27 +196,24 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return extend(key, key.value(), RedisKeys.lockKey(prefix, key), lockId, ttl, timeout);
+        return extend(key.value(), RedisKeys.lockKey(prefix, key), lockId, ttl);
     }
 
-    private CompletableFuture<Optional<Instant>> extend(LockKey key, String subject, String lockKey, LockId lockId, Duration ttl,
-            Duration timeout) {
-        CompletableFuture<Optional<Instant>> call = redis.integer(EXTEND, subject, new String[] {lockKey}, lockId.value(),
+    private CompletableFuture<Optional<Instant>> extend(String subject, String lockKey, LockId lockId, Duration ttl) {
+        return redis.integer(EXTEND, subject, new String[] {lockKey}, lockId.value(),
                 Long.toString(ttl.toMillis()))
                 .thenApply(expiry -> expiry < 0 ? Optional.<Instant>empty() : Optional.of(Instant.ofEpochMilli(expiry)));
-        return RedisHandle.bounded(call, timeout, subject, "extend", late -> late.ifPresent(expiry -> undo(key, lockId, timeout, "extension")));
     }
 
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-        return lookup(key, key.value(), RedisKeys.lockKey(prefix, key), timeout);
+        return lookup(key, key.value(), RedisKeys.lockKey(prefix, key));
     }
 
-    private CompletableFuture<Optional<LockInfo>> lookup(LockKey key, String subject, String lockKey, Duration timeout) {
-        CompletableFuture<Optional<LockInfo>> call = redis.multi(LOOKUP, subject, new String[] {lockKey})
+    private CompletableFuture<Optional<LockInfo>> lookup(LockKey key, String subject, String lockKey) {
+        return redis.multi(LOOKUP, subject, new String[] {lockKey})
                 .thenApply(r -> (Long) r.get(0) == 0 ? Optional.<LockInfo>empty()
                         : Optional.of(new LockInfo(key, FenceToken.of((Long) r.get(1)), Instant.ofEpochMilli((Long) r.get(2)))));
-        return RedisHandle.bounded(call, timeout, subject, "lookup", null);
     }
 
     /**
@@ -234,7 +225,7 @@ public final class RedisLockBackend implements LockBackend {
      * extension, a release and a lookup, which find nothing to extend, release or report. It takes no
      * lock and writes no key.
      *
-     * @since 0.3
+     * @since 0.1
      */
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {
@@ -242,33 +233,21 @@ public final class RedisLockBackend implements LockBackend {
         acquireKeys(WARM_UP_KEY); // computed only, as an acquisition computes them
         LockId nobody = LockId.random();
         Duration ttl = Duration.ofSeconds(1);
-        CompletableFuture<Void> call = redis.load(null, acquire, RELEASE, EXTEND, LOOKUP)
+        return redis.load(null, acquire, RELEASE, EXTEND, LOOKUP)
                 // The acquisition's path with the lookup script in place of the acquire script, which would
                 // write: it reads the reserved key, finds nothing and answers {0}, which reads as "held".
-                .thenCompose(loaded -> acquire(LOOKUP, WARM_UP_KEY, null, new String[] {reserved, reserved}, nobody, ttl, timeout))
-                .thenCompose(held -> extend(WARM_UP_KEY, null, reserved, nobody, ttl, timeout))
-                .thenCompose(extended -> release(null, reserved, nobody, timeout))
-                .thenCompose(released -> lookup(WARM_UP_KEY, null, reserved, timeout))
+                .thenCompose(loaded -> acquire(LOOKUP, WARM_UP_KEY, null, new String[] {reserved, reserved}, nobody, ttl))
+                .thenCompose(held -> extend(null, reserved, nobody, ttl))
+                .thenCompose(extended -> sendRelease(null, reserved, nobody))
+                .thenCompose(released -> lookup(WARM_UP_KEY, null, reserved))
                 .thenApply(found -> null);
-        return RedisHandle.bounded(call, timeout, null, "warm-up", null);
     }
 
     /**
      * Stands for the reserved key in the warm-up's calls where the code needs a LockKey (to compute
-     * keys, or to free a late grant, which a read-only warm-up never has); no command is sent for it.
+     * keys); no command is sent for it.
      */
     private static final LockKey WARM_UP_KEY = LockKey.of("warm-up");
-
-    /**
-     * A grant or extension answered after its call had timed out: the caller was told TIMEOUT and will
-     * not use it, so free the lock now rather than leave it blocking the key for a TTL. (The client
-     * cannot do this itself: a backend that gives up first never passes it the late answer.)
-     */
-    private void undo(LockKey key, LockId lockId, Duration timeout, String what) {
-        RedisHandle.bounded(sendRelease(key, lockId), timeout, key.value(), "release", null).whenComplete((released, error) ->
-                log.debug("lock '{}' (lock {}): late {} undone: {}", key, lockId.redacted(), what,
-                        error == null ? (released ? "released" : "already gone") : Redacted.describe(error)));
-    }
 
     @Override
     public String toString() {
@@ -279,9 +258,9 @@ public final class RedisLockBackend implements LockBackend {
         // MAX_WAIT: a counter at most one millisecond ahead of the floor waits for it (see acquire.lua);
         // SPIN_LIMIT bounds that wait should the server clock stop or go back meanwhile.
         return Script.load("acquire", java.util.Map.of("FLOORED", strategy == FenceStrategy.CLOCK_FLOORED ? "true" : "false",
-                "EPOCH_US", Long.toString(FenceStrategy.EPOCH_MILLIS * 1000),
-                "US_PER_FENCE", Long.toString(FenceStrategy.MICROS_PER_FENCE),
-                "MAX_WAIT", Long.toString(FenceStrategy.PER_MILLISECOND), "SPIN_LIMIT", "100000",
+                "EPOCH_US", Long.toString(ClockFloor.EPOCH_MILLIS * 1000),
+                "US_PER_FENCE", Long.toString(ClockFloor.MICROS_PER_FENCE),
+                "MAX_WAIT", Long.toString(ClockFloor.PER_MILLISECOND), "SPIN_LIMIT", "100000",
                 "MAX_FENCE", Long.toString(FenceToken.MAX_VALUE)));
     }
 }

@@ -32,13 +32,13 @@ class FenceGuardRedisTest {
                 FenceGuardRedis redis = FenceGuardRedis.builder(client).withMetrics(LockMetrics.none()).build();
                 LockClient locks = LockClient.builder(redis.lockBackend()).withMetrics(LockMetrics.none()).build();
                 try (Lease lease = locks.tryAcquire("orders:1", Duration.ofSeconds(30)).orElseThrow()) {
-                    assertThat(redis.fencedWrites().set("order:1", "paid", lease.fence())).isInstanceOf(WriteOutcome.Applied.class);
+                    assertThat(redis.fencedWrites().set("order:1", lease.fence(), "paid")).isInstanceOf(WriteOutcome.Applied.class);
                     assertThat(redis.fencedWrites(FencePolicy.STRICTLY_NEWER).async().claim("order:1", lease.fence())
                             .toCompletableFuture().join()).as("once per lease: the set used it").isInstanceOf(WriteOutcome.Stale.class);
                 }
                 assertThat(connectedClients(admin)).as("locks, writes of both policies and both faces on one connection").isEqualTo(2);
                 redis.close();
-                assertThatThrownBy(() -> redis.fencedWrites().set("order:1", "after close", FenceToken.of(9))).as("a write after close")
+                assertThatThrownBy(() -> redis.fencedWrites().set("order:1", FenceToken.of(9), "after close")).as("a write after close")
                         .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
                 assertThat(admin.sync().get("order:1")).isEqualTo("paid");
             } finally {
@@ -78,7 +78,7 @@ class FenceGuardRedisTest {
         closed.close(); // a refusal must come before any I/O
         String lockKey = redis.lockBackend().lockKeyOf("orders:1");
         assertThat(lockKey).startsWith("app:locks:{");
-        assertThatThrownBy(() -> redis.fencedWrites().set(lockKey, "x", FenceToken.of(1))).as("blocking set of the lock's key")
+        assertThatThrownBy(() -> redis.fencedWrites().set(lockKey, FenceToken.of(1), "x")).as("blocking set of the lock's key")
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lock backend with key prefix 'app:locks:'");
         assertThatThrownBy(() -> redis.fencedWrites().async().delete(redis.lockBackend().fenceKeyOf("orders:1"), FenceToken.of(1)))
                 .as("async delete of the lock's counter").isInstanceOf(IllegalArgumentException.class)
@@ -91,11 +91,11 @@ class FenceGuardRedisTest {
         RedisClusterClient nowhereCluster = RedisClusterClient.create(RedisURI.create("redis://127.0.0.1:" + Ports.refused()));
         try {
             FenceGuardRedis.Builder b = FenceGuardRedis.builder(nowhere);
-            assertThatThrownBy(() -> b.withWriteTimeout(Duration.ZERO)).as("write timeout 0")
-                    .hasMessage("writeTimeout must be between 1 ms and 10 minutes, was PT0S");
-            assertThatThrownBy(() -> b.withWriteTimeout(Duration.ofMinutes(11))).as("write timeout 11 min")
-                    .hasMessage("writeTimeout must be between 1 ms and 10 minutes, was PT11M");
-            assertThatThrownBy(() -> b.withWriteTimeout(null)).as("null write timeout").isInstanceOf(NullPointerException.class);
+            assertThatThrownBy(() -> b.withCallTimeout(Duration.ZERO)).as("call timeout 0")
+                    .hasMessage("callTimeout must be between 1 ms and 10 minutes, was PT0S");
+            assertThatThrownBy(() -> b.withCallTimeout(Duration.ofMinutes(11))).as("call timeout 11 min")
+                    .hasMessage("callTimeout must be between 1 ms and 10 minutes, was PT11M");
+            assertThatThrownBy(() -> b.withCallTimeout(null)).as("null call timeout").isInstanceOf(NullPointerException.class);
             assertThatThrownBy(() -> b.withFenceField("")).as("empty fence field").hasMessage("fence field must not be empty");
             assertThatThrownBy(() -> b.withReplicaAcknowledgement(0, Duration.ofMillis(10))).as("0 replicas")
                     .hasMessage("replicas must be at least 1, was 0");

@@ -61,19 +61,19 @@ class FencedRedisObservationTest {
         String stock = prefix + "stock:sku-4711";
         String order = prefix + "order:4711";
         String newer = prefix + "stock:sku-newer";
-        assertThat(writes.set(newer, "written by a newer holder", HIGHEST)).isInstanceOf(WriteOutcome.Applied.class);
+        assertThat(writes.set(newer, HIGHEST, "written by a newer holder")).isInstanceOf(WriteOutcome.Applied.class);
         List<String> lockIds = new ArrayList<>();
         locks(redis).withLock(lockKey, TTL, Duration.ZERO, lease -> {
             lockIds.add(lease.lockId().value());
             FenceToken fence = lease.fence();
-            assertThat(writes.set(stock, "41", fence)).isInstanceOf(WriteOutcome.Applied.class);
-            assertThat(writes.set(newer, "zombie", fence)).isInstanceOf(WriteOutcome.Stale.class);
-            assertThat(FencedRedisTest.join(writes.async().hset(order, Map.of("status", "paid"), fence)))
+            assertThat(writes.set(stock, fence, "41")).isInstanceOf(WriteOutcome.Applied.class);
+            assertThat(writes.set(newer, fence, "zombie")).isInstanceOf(WriteOutcome.Stale.class);
+            assertThat(FencedRedisTest.join(writes.async().hset(order, fence, Map.of("status", "paid"))))
                     .as("the asynchronous face, started on the work's thread").isInstanceOf(WriteOutcome.Applied.class);
-            assertThatThrownBy(() -> writes.hset(stock, Map.of("status", "paid"), fence)).as("a hash write to a string")
+            assertThatThrownBy(() -> writes.hset(stock, fence, Map.of("status", "paid"))).as("a hash write to a string")
                     .isInstanceOf(FenceGuardException.class);
             assertThat(writes.claim(order, fence)).isInstanceOf(WriteOutcome.Applied.class);
-            assertThat(writes.eval("redis.call('SET', KEYS[1], ARGV[1])", List.of(stock), List.of("40"), fence).outcome())
+            assertThat(writes.eval("redis.call('SET', KEYS[1], ARGV[1])", List.of(stock), fence, List.of("40")).outcome())
                     .isInstanceOf(WriteOutcome.Applied.class);
             assertThat(writes.delete(stock, fence)).isInstanceOf(WriteOutcome.Applied.class);
             return "done";
@@ -108,7 +108,7 @@ class FencedRedisObservationTest {
         FenceGuardRedis redis = redis(LockObservations.none());
         FencedRedis writes = redis.fencedWrites();
         String stock = prefix + "stock:sku-4711";
-        locks(redis).withLock(lockKey, TTL, Duration.ZERO, lease -> writes.set(stock, "41", lease.fence()).orThrow());
+        locks(redis).withLock(lockKey, TTL, Duration.ZERO, lease -> writes.set(stock, lease.fence(), "41").orThrow());
 
         TestObservationRegistryAssert.assertThat(registry)
                 .hasHandledContextsThatSatisfy(contexts -> assertThat(contexts).extracting(Observation.Context::getName)
@@ -122,8 +122,8 @@ class FencedRedisObservationTest {
     @Test
     void argumentsRefusedBeforeAnyIoAreNotObserved() {
         FencedRedis writes = redis(observations).fencedWrites();
-        assertThatThrownBy(() -> writes.set("", "x", HIGHEST)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> writes.async().eval("return 1", List.of(), List.of(), HIGHEST)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> writes.set("", HIGHEST, "x")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> writes.async().eval("return 1", List.of(), HIGHEST, List.of())).isInstanceOf(IllegalArgumentException.class);
         TestObservationRegistryAssert.assertThat(registry).doesNotHaveAnyObservation();
     }
 

@@ -51,26 +51,26 @@ class FencedRedisTest {
 
     /** The fenced writes through one face; an exception comes out as the face gives it. */
     interface Writes {
-        WriteOutcome set(String key, String value, FenceToken fence);
+        WriteOutcome set(String key, FenceToken fence, String value);
 
-        WriteOutcome hset(String key, Map<String, String> fields, FenceToken fence);
+        WriteOutcome hset(String key, FenceToken fence, Map<String, String> fields);
 
         WriteOutcome delete(String key, FenceToken fence);
 
         WriteOutcome claim(String key, FenceToken fence);
 
-        FencedRedis.ScriptResult eval(String luaBody, List<String> keys, List<String> args, FenceToken fence);
+        FencedRedis.ScriptResult eval(String luaBody, List<String> keys, FenceToken fence, List<String> args);
     }
 
     /** The blocking face as it is. */
     static Writes blocking(FencedRedis w) {
         return new Writes() {
-            public WriteOutcome set(String key, String value, FenceToken fence) {
-                return w.set(key, value, fence);
+            public WriteOutcome set(String key, FenceToken fence, String value) {
+                return w.set(key, fence, value);
             }
 
-            public WriteOutcome hset(String key, Map<String, String> fields, FenceToken fence) {
-                return w.hset(key, fields, fence);
+            public WriteOutcome hset(String key, FenceToken fence, Map<String, String> fields) {
+                return w.hset(key, fence, fields);
             }
 
             public WriteOutcome delete(String key, FenceToken fence) {
@@ -81,8 +81,8 @@ class FencedRedisTest {
                 return w.claim(key, fence);
             }
 
-            public FencedRedis.ScriptResult eval(String luaBody, List<String> keys, List<String> args, FenceToken fence) {
-                return w.eval(luaBody, keys, args, fence);
+            public FencedRedis.ScriptResult eval(String luaBody, List<String> keys, FenceToken fence, List<String> args) {
+                return w.eval(luaBody, keys, fence, args);
             }
         };
     }
@@ -91,12 +91,12 @@ class FencedRedisTest {
     static Writes async(FencedRedis blocking) {
         AsyncFencedRedis w = blocking.async();
         return new Writes() {
-            public WriteOutcome set(String key, String value, FenceToken fence) {
-                return join(w.set(key, value, fence));
+            public WriteOutcome set(String key, FenceToken fence, String value) {
+                return join(w.set(key, fence, value));
             }
 
-            public WriteOutcome hset(String key, Map<String, String> fields, FenceToken fence) {
-                return join(w.hset(key, fields, fence));
+            public WriteOutcome hset(String key, FenceToken fence, Map<String, String> fields) {
+                return join(w.hset(key, fence, fields));
             }
 
             public WriteOutcome delete(String key, FenceToken fence) {
@@ -107,8 +107,8 @@ class FencedRedisTest {
                 return join(w.claim(key, fence));
             }
 
-            public FencedRedis.ScriptResult eval(String luaBody, List<String> keys, List<String> args, FenceToken fence) {
-                return join(w.eval(luaBody, keys, args, fence));
+            public FencedRedis.ScriptResult eval(String luaBody, List<String> keys, FenceToken fence, List<String> args) {
+                return join(w.eval(luaBody, keys, fence, args));
             }
         };
     }
@@ -172,9 +172,9 @@ class FencedRedisTest {
         @Test
         void setAppliesNewerOrEqualFencesAndRejectsOlderOnes() {
             String key = k("stock:sku-1");
-            assertThat(fenced.set(key, "10", f(3))).isEqualTo(new Applied(key, 3));
-            assertThat(fenced.set(key, "9", f(3))).as("same lease writes again").isInstanceOf(Applied.class);
-            assertThat(fenced.set(key, "zombie", f(2))).isEqualTo(new Stale(key, 2, 3, FencePolicy.SAME_OR_NEWER));
+            assertThat(fenced.set(key, f(3), "10")).isEqualTo(new Applied(key, 3));
+            assertThat(fenced.set(key, f(3), "9")).as("same lease writes again").isInstanceOf(Applied.class);
+            assertThat(fenced.set(key, f(2), "zombie")).isEqualTo(new Stale(key, 2, 3, FencePolicy.SAME_OR_NEWER));
             assertThat(redis.get(key)).isEqualTo("9");
             assertThat(redis.get(fenceKeyOf(key))).isEqualTo("3");
         }
@@ -183,17 +183,17 @@ class FencedRedisTest {
         void strictlyNewerLetsEachLeaseWriteOnce() {
             String key = k("charge:7");
             Writes strict = withPolicy(FencePolicy.STRICTLY_NEWER);
-            assertThat(strict.set(key, "charged", f(5))).isInstanceOf(Applied.class);
-            assertThat(strict.set(key, "charged twice", f(5))).isInstanceOf(Stale.class);
+            assertThat(strict.set(key, f(5), "charged")).isInstanceOf(Applied.class);
+            assertThat(strict.set(key, f(5), "charged twice")).isInstanceOf(Stale.class);
             assertThat(redis.get(key)).isEqualTo("charged");
         }
 
         @Test
         void hsetKeepsTheFenceInTheHash() {
             String key = k("order:1");
-            assertThat(fenced.hset(key, Map.of("status", "paid", "amount", "12.50"), f(4))).isInstanceOf(Applied.class);
+            assertThat(fenced.hset(key, f(4), Map.of("status", "paid", "amount", "12.50"))).isInstanceOf(Applied.class);
             assertThat(redis.hgetall(key)).containsEntry("status", "paid").containsEntry("_fence", "4");
-            assertThat(fenced.hset(key, Map.of("status", "zombie"), f(1))).isInstanceOfSatisfying(Stale.class,
+            assertThat(fenced.hset(key, f(1), Map.of("status", "zombie"))).isInstanceOfSatisfying(Stale.class,
                     s -> assertThat(s.currentFence()).isEqualTo(4));
             assertThat(redis.hget(key, "status")).isEqualTo("paid");
         }
@@ -201,21 +201,21 @@ class FencedRedisTest {
         @Test
         void deletesKeepATombstoneForStringsAndHashes() {
             String s = k("doc:s");
-            fenced.set(s, "v", f(5)).orThrow();
+            fenced.set(s, f(5), "v").orThrow();
             assertThat(fenced.delete(s, f(4))).isInstanceOf(Stale.class);
             assertThat(fenced.delete(s, f(6))).isInstanceOf(Applied.class);
             assertThat(redis.exists(s)).isZero();
-            assertThat(fenced.set(s, "zombie", f(5))).as("a stale write cannot resurrect it").isInstanceOf(Stale.class);
+            assertThat(fenced.set(s, f(5), "zombie")).as("a stale write cannot resurrect it").isInstanceOf(Stale.class);
             assertThat(redis.exists(s)).isZero();
             assertThat(fenced.delete(s, f(8))).as("re-delete raises the tombstone").isInstanceOf(Applied.class);
-            assertThat(fenced.set(s, "zombie 7", f(7))).isInstanceOf(Stale.class);
-            assertThat(fenced.set(s, "reborn", f(9))).isInstanceOf(Applied.class);
+            assertThat(fenced.set(s, f(7), "zombie 7")).isInstanceOf(Stale.class);
+            assertThat(fenced.set(s, f(9), "reborn")).isInstanceOf(Applied.class);
 
             String h = k("doc:h");
-            fenced.hset(h, Map.of("a", "1", "b", "2"), f(5)).orThrow();
+            fenced.hset(h, f(5), Map.of("a", "1", "b", "2")).orThrow();
             assertThat(fenced.delete(h, f(6))).isInstanceOf(Applied.class);
             assertThat(redis.hgetall(h)).as("only the fence field is left").isEqualTo(Map.of("_fence", "6"));
-            assertThat(fenced.hset(h, Map.of("a", "zombie"), f(5))).isInstanceOf(Stale.class);
+            assertThat(fenced.hset(h, f(5), Map.of("a", "zombie"))).isInstanceOf(Stale.class);
         }
 
         @ParameterizedTest
@@ -225,25 +225,25 @@ class FencedRedisTest {
             String key = k("absent-del:") + policy;
             assertThat(w.delete(key, f(5))).isEqualTo(new Applied(key, 5));
             assertThat(redis.get(fenceKeyOf(key))).as("the tombstone").isEqualTo("5");
-            assertThat(w.set(key, "zombie", f(4))).isEqualTo(new Stale(key, 4, 5, policy));
-            assertThat(w.hset(key, Map.of("a", "zombie"), f(4))).isEqualTo(new Stale(key, 4, 5, policy));
-            assertThat(w.eval("redis.call('SET', KEYS[1], 'zombie')", List.of(key), List.of(), f(4)).outcome()).isInstanceOf(Stale.class);
+            assertThat(w.set(key, f(4), "zombie")).isEqualTo(new Stale(key, 4, 5, policy));
+            assertThat(w.hset(key, f(4), Map.of("a", "zombie"))).isEqualTo(new Stale(key, 4, 5, policy));
+            assertThat(w.eval("redis.call('SET', KEYS[1], 'zombie')", List.of(key), f(4), List.of()).outcome()).isInstanceOf(Stale.class);
             assertThat(w.claim(key, f(4))).isInstanceOf(Stale.class);
             assertThat(w.delete(key, f(4))).isInstanceOf(Stale.class);
             assertThat(redis.exists(key)).as("still absent").isZero();
             assertThat(redis.get(fenceKeyOf(key))).isEqualTo("5");
             if (policy == FencePolicy.SAME_OR_NEWER) {
-                assertThat(w.set(key, "by lease 5", f(5))).isInstanceOf(Applied.class);
+                assertThat(w.set(key, f(5), "by lease 5")).isInstanceOf(Applied.class);
             } else {
-                assertThat(w.set(key, "by lease 5", f(5))).isEqualTo(new Stale(key, 5, 5, policy));
-                assertThat(w.set(key, "by lease 6", f(6))).isInstanceOf(Applied.class);
+                assertThat(w.set(key, f(5), "by lease 5")).isEqualTo(new Stale(key, 5, 5, policy));
+                assertThat(w.set(key, f(6), "by lease 6")).isInstanceOf(Applied.class);
             }
             assertThat(redis.get(key)).startsWith("by lease");
 
             String hash = k("absent-del-h:") + policy;
             w.delete(hash, f(5)).orThrow();
-            assertThat(w.hset(hash, Map.of("a", "zombie"), f(4))).isEqualTo(new Stale(hash, 4, 5, policy));
-            assertThat(w.hset(hash, Map.of("a", "1"), f(6))).isInstanceOf(Applied.class);
+            assertThat(w.hset(hash, f(4), Map.of("a", "zombie"))).isEqualTo(new Stale(hash, 4, 5, policy));
+            assertThat(w.hset(hash, f(6), Map.of("a", "1"))).isInstanceOf(Applied.class);
             assertThat(redis.hgetall(hash)).isEqualTo(Map.of("a", "1", "_fence", "6"));
             assertThat(redis.exists(fenceKeyOf(hash))).as("the hash holds its fence now").isZero();
         }
@@ -254,44 +254,44 @@ class FencedRedisTest {
             Writes w = withPolicy(policy);
             String key = k("absent-claim:") + policy;
             assertThat(w.claim(key, f(5))).as("no data, but the fence is recorded").isEqualTo(new NotFound(key));
-            assertThat(w.set(key, "zombie", f(4))).isEqualTo(new Stale(key, 4, 5, policy));
-            assertThat(w.hset(key, Map.of("a", "zombie"), f(4))).isEqualTo(new Stale(key, 4, 5, policy));
+            assertThat(w.set(key, f(4), "zombie")).isEqualTo(new Stale(key, 4, 5, policy));
+            assertThat(w.hset(key, f(4), Map.of("a", "zombie"))).isEqualTo(new Stale(key, 4, 5, policy));
             assertThat(redis.exists(key)).isZero();
             assertThat(w.claim(key, f(6))).as("a newer claim raises the tombstone").isEqualTo(new NotFound(key));
-            assertThat(w.set(key, "zombie of lease 5", f(5))).isEqualTo(new Stale(key, 5, 6, policy));
-            assertThat(w.set(key, "created", f(7))).isInstanceOf(Applied.class);
+            assertThat(w.set(key, f(5), "zombie of lease 5")).isEqualTo(new Stale(key, 5, 6, policy));
+            assertThat(w.set(key, f(7), "created")).isInstanceOf(Applied.class);
             assertThat(w.claim(key, f(8))).as("claim of a key with data").isEqualTo(new Applied(key, 8));
-            assertThat(w.set(key, "zombie", f(7))).isInstanceOf(Stale.class);
+            assertThat(w.set(key, f(7), "zombie")).isInstanceOf(Stale.class);
             assertThat(redis.get(key)).isEqualTo("created");
 
             String hash = k("claim-h:") + policy;
-            w.hset(hash, Map.of("a", "1"), f(3)).orThrow();
+            w.hset(hash, f(3), Map.of("a", "1")).orThrow();
             w.delete(hash, f(4)).orThrow();
             assertThat(w.claim(hash, f(5))).as("a hash with only its fence field is a tombstone").isEqualTo(new NotFound(hash));
             assertThat(redis.hgetall(hash)).isEqualTo(Map.of("_fence", "5"));
-            assertThat(w.hset(hash, Map.of("a", "zombie"), f(4))).isInstanceOf(Stale.class);
+            assertThat(w.hset(hash, f(4), Map.of("a", "zombie"))).isInstanceOf(Stale.class);
         }
 
         @Test
         void hashesStringsAndScriptsShareOneFencePerKey() {
             String key = k("shared");
-            fenced.hset(key, Map.of("a", "1"), f(5)).orThrow();
-            assertThat(fenced.set(key, "zombie overwrites the hash", f(4))).isEqualTo(new Stale(key, 4, 5, FencePolicy.SAME_OR_NEWER));
-            assertThat(fenced.eval("redis.call('HSET', KEYS[1], 'a', 'zombie')", List.of(key), List.of(), f(4)).outcome())
+            fenced.hset(key, f(5), Map.of("a", "1")).orThrow();
+            assertThat(fenced.set(key, f(4), "zombie overwrites the hash")).isEqualTo(new Stale(key, 4, 5, FencePolicy.SAME_OR_NEWER));
+            assertThat(fenced.eval("redis.call('HSET', KEYS[1], 'a', 'zombie')", List.of(key), f(4), List.of()).outcome())
                     .isInstanceOf(Stale.class);
             assertThat(redis.hgetall(key)).isEqualTo(Map.of("a", "1", "_fence", "5"));
 
-            assertThat(fenced.eval("redis.call('HSET', KEYS[1], 'a', '2')", List.of(key), List.of(), f(6)).outcome()).isInstanceOf(Applied.class);
-            assertThat(fenced.hset(key, Map.of("a", "zombie"), f(5))).as("hset sees the script's fence").isInstanceOf(Stale.class);
+            assertThat(fenced.eval("redis.call('HSET', KEYS[1], 'a', '2')", List.of(key), f(6), List.of()).outcome()).isInstanceOf(Applied.class);
+            assertThat(fenced.hset(key, f(5), Map.of("a", "zombie"))).as("hset sees the script's fence").isInstanceOf(Stale.class);
             assertThat(fenced.claim(key, f(7))).isInstanceOf(Applied.class);
             assertThat(redis.hget(key, "_fence")).as("a hash records a claim in its fence field").isEqualTo("7");
-            assertThat(fenced.hset(key, Map.of("a", "zombie"), f(6))).isInstanceOf(Stale.class);
+            assertThat(fenced.hset(key, f(6), Map.of("a", "zombie"))).isInstanceOf(Stale.class);
             assertThat(redis.hget(key, "a")).isEqualTo("2");
 
             String s = k("shared-s");
-            fenced.set(s, "v", f(5)).orThrow();
+            fenced.set(s, f(5), "v").orThrow();
             fenced.delete(s, f(6)).orThrow();
-            assertThat(fenced.hset(s, Map.of("a", "zombie"), f(5))).as("a deleted string refuses an older hash").isInstanceOf(Stale.class);
+            assertThat(fenced.hset(s, f(5), Map.of("a", "zombie"))).as("a deleted string refuses an older hash").isInstanceOf(Stale.class);
             assertThat(redis.exists(s)).isZero();
         }
 
@@ -299,11 +299,11 @@ class FencedRedisTest {
         void aUserScriptThatFailsHalfwayStillLeavesItsFence() {
             String key = k("{half}:a");
             String halfway = "redis.call('SET', KEYS[1], ARGV[1])\nerror('validation after the write')";
-            assertThatThrownBy(() -> fenced.eval(halfway, List.of(key), List.of("by lease 5"), f(5)))
+            assertThatThrownBy(() -> fenced.eval(halfway, List.of(key), f(5), List.of("by lease 5")))
                     .isInstanceOf(dev.fenceguard.core.FenceGuardException.class).hasMessageContaining("fenced script failed: ERR")
                     .as("a script's own words may quote stored data").hasMessageNotContaining("validation after the write");
             assertThat(redis.get(key)).as("Redis keeps the write made before the error").isEqualTo("by lease 5");
-            assertThat(fenced.set(key, "zombie", f(4))).as("and the fence that came with it").isInstanceOf(Stale.class);
+            assertThat(fenced.set(key, f(4), "zombie")).as("and the fence that came with it").isInstanceOf(Stale.class);
             assertThat(redis.get(key)).isEqualTo("by lease 5");
         }
 
@@ -311,9 +311,9 @@ class FencedRedisTest {
         void fenceFieldNamesAreQuotedInsideScripts() {
             String key = k("odd-field");
             Writes odd = face(builder(conn).withFenceField("f\"]] ') -- \\ é").build().fencedWrites());
-            odd.hset(key, Map.of("a", "1"), f(5)).orThrow();
-            assertThat(odd.eval("return 1", List.of(key), List.of(), f(4)).outcome()).isInstanceOf(Stale.class);
-            assertThat(odd.eval("return 1", List.of(key), List.of(), f(5)).value()).contains(1L);
+            odd.hset(key, f(5), Map.of("a", "1")).orThrow();
+            assertThat(odd.eval("return 1", List.of(key), f(4), List.of()).outcome()).isInstanceOf(Stale.class);
+            assertThat(odd.eval("return 1", List.of(key), f(5), List.of()).value()).contains(1L);
         }
 
         @Test
@@ -323,10 +323,10 @@ class FencedRedisTest {
             String decrement = "local n = tonumber(redis.call('GET', KEYS[1])) - tonumber(ARGV[1])\n"
                     + "if n < 0 then return redis.error_reply('insufficient stock') end\n"
                     + "redis.call('SET', KEYS[1], n)\nreturn n";
-            FencedRedis.ScriptResult first = fenced.eval(decrement, List.of(stock), List.of("3"), f(2));
+            FencedRedis.ScriptResult first = fenced.eval(decrement, List.of(stock), f(2), List.of("3"));
             assertThat(first.outcome()).isInstanceOf(Applied.class);
             assertThat(first.value()).contains(7L);
-            FencedRedis.ScriptResult zombie = fenced.eval(decrement, List.of(stock), List.of("3"), f(1));
+            FencedRedis.ScriptResult zombie = fenced.eval(decrement, List.of(stock), f(1), List.of("3"));
             assertThat(zombie.outcome()).isInstanceOf(Stale.class);
             assertThat(zombie.value()).isEmpty();
             assertThat(redis.get(stock)).isEqualTo("7");
@@ -336,7 +336,7 @@ class FencedRedisTest {
         void wrongTypeIsInvalidArgumentAndWritesNothing() {
             String key = k("a-string");
             redis.set(key, "plain");
-            assertThatThrownBy(() -> fenced.hset(key, Map.of("x", "y"), f(1)))
+            assertThatThrownBy(() -> fenced.hset(key, f(1), Map.of("x", "y")))
                     .isInstanceOfSatisfying(dev.fenceguard.core.FenceGuardException.class,
                             e -> assertThat(e.code()).isEqualTo(dev.fenceguard.core.ErrorCode.INVALID_ARGUMENT));
             assertThat(redis.get(key)).isEqualTo("plain");
@@ -347,20 +347,20 @@ class FencedRedisTest {
             StatefulRedisConnection<String, String> other = RedisSupport.shared().connect();
             Writes closedConnection = face(FenceGuardRedis.builder(other).withMetrics(LockMetrics.none()).build().fencedWrites());
             other.close(); // any command would now fail: argument errors must come first
-            assertThatThrownBy(() -> closedConnection.set("", "v", f(1))).as("set of an empty key").hasMessage("key must not be empty");
-            assertThatThrownBy(() -> closedConnection.set("k\uD800", "v", f(1))).as("set of a key with an unpaired surrogate")
+            assertThatThrownBy(() -> closedConnection.set("", f(1), "v")).as("set of an empty key").hasMessage("key must not be empty");
+            assertThatThrownBy(() -> closedConnection.set("k\uD800", f(1), "v")).as("set of a key with an unpaired surrogate")
                     .hasMessageContaining("unpaired surrogate");
-            assertThatThrownBy(() -> closedConnection.set("k", null, f(1))).as("set of a null value")
+            assertThatThrownBy(() -> closedConnection.set("k", f(1), null)).as("set of a null value")
                     .isInstanceOf(NullPointerException.class).hasMessage("value");
-            assertThatThrownBy(() -> closedConnection.hset("k", Map.of(), f(1))).as("hset of no field")
+            assertThatThrownBy(() -> closedConnection.hset("k", f(1), Map.of())).as("hset of no field")
                     .hasMessage("hset needs at least one field");
-            assertThatThrownBy(() -> closedConnection.hset("k", Map.of("_fence", "9"), f(1))).as("hset of the fence field")
+            assertThatThrownBy(() -> closedConnection.hset("k", f(1), Map.of("_fence", "9"))).as("hset of the fence field")
                     .hasMessageContaining("fence field");
             assertThatThrownBy(() -> closedConnection.delete("fg:{orders}:lock", f(1))).as("delete of a lock's key")
                     .hasMessageContaining("fence-guard's own key space");
             assertThatThrownBy(() -> closedConnection.claim("k", null)).as("claim without a fence")
                     .isInstanceOf(NullPointerException.class).hasMessage("fence");
-            assertThatThrownBy(() -> closedConnection.eval("return 1", List.of(), List.of(), f(1))).as("eval without a key")
+            assertThatThrownBy(() -> closedConnection.eval("return 1", List.of(), f(1), List.of())).as("eval without a key")
                     .hasMessageContaining("at least one key");
         }
 
@@ -370,20 +370,19 @@ class FencedRedisTest {
                 Writes onCluster = face(FenceGuardRedis.builder(c).withMetrics(LockMetrics.none()).build().fencedWrites());
                 for (int i = 0; i < 50; i++) {
                     String key = name() + ":item:" + i; // spread over all three masters
-                    assertThat(onCluster.set(key, "v" + i, f(2))).isInstanceOf(Applied.class);
-                    assertThat(onCluster.set(key, "zombie", f(1))).isInstanceOf(Stale.class);
-                    assertThat(onCluster.hset(key + ":h", Map.of("f", "v"), f(2))).isInstanceOf(Applied.class);
+                    assertThat(onCluster.set(key, f(2), "v" + i)).isInstanceOf(Applied.class);
+                    assertThat(onCluster.set(key, f(1), "zombie")).isInstanceOf(Stale.class);
+                    assertThat(onCluster.hset(key + ":h", f(2), Map.of("f", "v"))).isInstanceOf(Applied.class);
                     assertThat(onCluster.delete(key, f(3))).isInstanceOf(Applied.class);
                     assertThat(c.sync().get(key)).isNull();
                     assertThat(onCluster.delete(key + ":never", f(3))).isInstanceOf(Applied.class);
-                    assertThat(onCluster.set(key + ":never", "zombie", f(2))).isInstanceOf(Stale.class);
+                    assertThat(onCluster.set(key + ":never", f(2), "zombie")).isInstanceOf(Stale.class);
                     assertThat(onCluster.claim(key + ":claimed", f(3))).isInstanceOf(NotFound.class);
-                    assertThat(onCluster.hset(key + ":claimed", Map.of("f", "zombie"), f(2))).isInstanceOf(Stale.class);
-                    assertThat(onCluster.hset(key + ":h", Map.of("f", "v"), f(4))).isInstanceOf(Applied.class);
+                    assertThat(onCluster.hset(key + ":claimed", f(2), Map.of("f", "zombie"))).isInstanceOf(Stale.class);
+                    assertThat(onCluster.hset(key + ":h", f(4), Map.of("f", "v"))).isInstanceOf(Applied.class);
                     assertThat(onCluster.claim(key + ":h", f(5))).isInstanceOf(Applied.class);
                 }
-                WriteOutcome scripted = onCluster.eval("redis.call('SET', KEYS[1], ARGV[1])", List.of("{" + name() + "}:a"),
-                        List.of("1"), f(1)).outcome();
+                WriteOutcome scripted = onCluster.eval("redis.call('SET', KEYS[1], ARGV[1])", List.of("{" + name() + "}:a"), f(1), List.of("1")).outcome();
                 assertThat(scripted).isInstanceOf(Applied.class);
             }
         }
@@ -420,13 +419,13 @@ class FencedRedisTest {
             AsyncFencedRedis closedConnection = FenceGuardRedis.builder(other).withMetrics(LockMetrics.none()).build().fencedWrites().async();
             other.close();
             // A failed stage would be returned, not thrown, and these assertions would fail.
-            assertThatThrownBy(() -> closedConnection.set("", "v", f(1))).as("set of an empty key").isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> closedConnection.hset("k", Map.of(), f(1))).as("hset of no field")
+            assertThatThrownBy(() -> closedConnection.set("", f(1), "v")).as("set of an empty key").isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> closedConnection.hset("k", f(1), Map.of())).as("hset of no field")
                     .isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> closedConnection.delete("fg:fence:{0}:k", f(1))).as("delete of a fence key")
                     .isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> closedConnection.claim(null, f(1))).as("claim of a null key").isInstanceOf(NullPointerException.class);
-            assertThatThrownBy(() -> closedConnection.eval("return 1", List.of("k", "fg:{x}:lock"), List.of(), f(1)))
+            assertThatThrownBy(() -> closedConnection.eval("return 1", List.of("k", "fg:{x}:lock"), f(1), List.of()))
                     .as("eval with a lock's key second").isInstanceOf(IllegalArgumentException.class);
         }
 
@@ -434,7 +433,7 @@ class FencedRedisTest {
         void aFailureOfRedisFailsTheStage() {
             String key = k("a-list");
             redis.rpush(key, "x");
-            CompletableFuture<WriteOutcome> stage = guard.fencedWrites().async().hset(key, Map.of("a", "1"), f(1)).toCompletableFuture();
+            CompletableFuture<WriteOutcome> stage = guard.fencedWrites().async().hset(key, f(1), Map.of("a", "1")).toCompletableFuture();
             assertThat(stage).failsWithin(java.time.Duration.ofSeconds(30)).withThrowableOfType(ExecutionException.class)
                     .havingCause().isInstanceOfSatisfying(FenceGuardException.class,
                             e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
@@ -445,12 +444,12 @@ class FencedRedisTest {
             // The asynchronous claim-first pattern: every step runs when the previous one answers, on Lettuce's threads.
             String stock = k("{sku-1}:stock");
             AsyncFencedRedis writes = guard.fencedWrites().async();
-            writes.set(stock, "10", f(1)).toCompletableFuture().join();
+            writes.set(stock, f(1), "10").toCompletableFuture().join();
             CompletionStage<WriteOutcome> decremented = writes.claim(stock, f(2))
                     .thenCompose(claimed -> conn.async().get(stock))
-                    .thenCompose(value -> writes.set(stock, Long.toString(Long.parseLong(value) - 2), f(2)));
+                    .thenCompose(value -> writes.set(stock, f(2), Long.toString(Long.parseLong(value) - 2)));
             assertThat(join(decremented)).isEqualTo(new Applied(stock, 2));
-            assertThat(join(writes.set(stock, "zombie", f(1)))).as("the old holder is refused").isInstanceOf(Stale.class);
+            assertThat(join(writes.set(stock, f(1), "zombie"))).as("the old holder is refused").isInstanceOf(Stale.class);
             assertThat(redis.get(stock)).isEqualTo("8");
         }
     }

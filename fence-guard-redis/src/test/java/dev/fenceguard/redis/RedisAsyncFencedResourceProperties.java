@@ -24,7 +24,7 @@ class RedisAsyncFencedResourceProperties extends RedisFencedResources {
 
     @Override
     WriteOutcome faceSet(FencedRedis writes, String key, String value, FenceToken fence) {
-        return writes.async().set(key, value, fence).toCompletableFuture().join();
+        return writes.async().set(key, fence, value).toCompletableFuture().join();
     }
 
     @Override

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.RedisServers;
 import io.lettuce.core.RedisClient;
@@ -167,7 +168,7 @@ class RedisDataLossTest {
             admin.sync().flushall();
             assertThat(before).as("round %d, before the loss", round).isGreaterThan(last);
             assertThat(after).as("round %d, first fence after the loss", round).isGreaterThan(before);
-            if (before / FenceStrategy.PER_MILLISECOND == after / FenceStrategy.PER_MILLISECOND) {
+            if (before / ClockFloor.PER_MILLISECOND == after / ClockFloor.PER_MILLISECOND) {
                 sameMillisecond++;
             }
             last = after;

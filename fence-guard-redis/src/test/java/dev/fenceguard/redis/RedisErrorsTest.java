@@ -74,7 +74,7 @@ class RedisErrorsTest {
             for (String body : java.util.List.of("return redis.error_reply('ERR no: ' .. redis.call('GET', KEYS[2]))",
                     "return redis.error_reply(string.upper(redis.call('GET', KEYS[2])):gsub('[^A-Z]', '') .. ' no')")) {
                 Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(
-                        () -> writes.eval(body, java.util.List.of(resource, secret), java.util.List.of(), fence));
+                        () -> writes.eval(body, java.util.List.of(resource, secret), fence, java.util.List.of()));
                 assertThat(thrown).isInstanceOf(FenceGuardException.class);
                 String upper = marker.toUpperCase(java.util.Locale.ROOT).replaceAll("[^A-Z]", "");
                 assertThat(dev.fenceguard.testkit.Printed.everything(thrown)).doesNotContain(marker).doesNotContain(upper).doesNotContain(" no");
@@ -83,7 +83,7 @@ class RedisErrorsTest {
             }
             // A wrong type keeps its code: it is Redis's own, and says what to look at.
             admin.sync().set(prefix + "text", "x");
-            assertThatThrownBy(() -> writes.hset(prefix + "text", java.util.Map.of("a", "b"), fence)).isInstanceOfSatisfying(FenceGuardException.class, e -> {
+            assertThatThrownBy(() -> writes.hset(prefix + "text", fence, java.util.Map.of("a", "b"))).isInstanceOfSatisfying(FenceGuardException.class, e -> {
                 assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
                 assertThat(e.getMessage()).contains("WRONGTYPE (error text withheld");
             });

@@ -20,7 +20,7 @@ class RedisFencedResourceProperties extends RedisFencedResources {
 
     @Override
     WriteOutcome faceSet(FencedRedis writes, String key, String value, FenceToken fence) {
-        return writes.set(key, value, fence);
+        return writes.set(key, fence, value);
     }
 
     @Override

@@ -9,7 +9,6 @@ import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
-import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockListener;
 import dev.fenceguard.core.LockMetrics;
@@ -36,8 +35,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A Redis server that stops answering (paused by SIGSTOP: the socket stays open, nothing comes back)
- * or dies (SIGKILL) cannot hold fence-guard past its bounds: each backend call ends with TIMEOUT at its
- * timeout and each fenced write at the write timeout, a lease is declared lost at its local deadline,
+ * or dies (SIGKILL) cannot hold fence-guard past its bounds: each lock client call ends with TIMEOUT at
+ * its timeout (the backend itself starts no timer: see {@code LockBackend}) and each fenced write at the
+ * write timeout, a grant that answers after its call timed out is released by the client, a lease is declared lost at its local deadline,
  * {@code withLock} returns within the release timeout, and no thread is left waiting in the driver. Lettuce keeps its default 60 s command timeout
  * here, so every bound seen is fence-guard's own. Each test runs a private redis-server.
  */
@@ -54,20 +54,21 @@ class RedisHungServerTest {
             RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
             try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build()) {
                 RedisLockBackend backend = redis.lockBackend();
-                LockKey key = LockKey.of("orders:paused");
-                LockId held = LockId.random();
-                BlockingBackend.of(backend).tryAcquire(key, held, Duration.ofSeconds(30)).orElseThrow(); // scripts cached too
                 Duration timeout = Duration.ofMillis(300);
+                LockClient locks = LockClient.builder(backend).withMetrics(LockMetrics.none()).withCallTimeout(timeout)
+                        .withReleaseTimeout(timeout).build();
+                Lease held = locks.tryAcquire("orders:paused", Duration.ofSeconds(30)).orElseThrow(); // scripts cached too
                 long pid = pidOf(server);
                 signal(pid, "STOP");
                 try {
                     long sent = System.nanoTime();
+                    CompletableFuture<?> direct = backend.lookup(LockKey.of("orders:paused"), timeout).toCompletableFuture();
                     List<CompletableFuture<?>> calls = List.of(
-                            backend.tryAcquire(LockKey.of("orders:other"), LockId.random(), Duration.ofSeconds(30), timeout).toCompletableFuture(),
-                            backend.extend(key, held, Duration.ofSeconds(30), timeout).toCompletableFuture(),
-                            backend.release(key, held, timeout).toCompletableFuture(),
-                            backend.lookup(key, timeout).toCompletableFuture());
+                            locks.async().tryAcquire("orders:other", Duration.ofSeconds(30)).toCompletableFuture(),
+                            locks.async().release(held).toCompletableFuture(),
+                            locks.async().lookup("orders:paused").toCompletableFuture());
                     assertEachEndsWithTimeoutAt(calls, sent, timeout);
+                    assertThat(direct).as("the backend's own stage: no timer of its own ends it").isNotDone();
                 } finally {
                     signal(pid, "CONT");
                 }
@@ -82,26 +83,26 @@ class RedisHungServerTest {
         Duration timeout = Duration.ofMillis(300);
         try (RedisServers.Server server = RedisServers.start()) {
             RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
-            try (FenceGuardRedis redis = FenceGuardRedis.builder(client).withWriteTimeout(timeout).withMetrics(LockMetrics.none())
+            try (FenceGuardRedis redis = FenceGuardRedis.builder(client).withCallTimeout(timeout).withMetrics(LockMetrics.none())
                     .build()) {
                 FencedRedis writes = redis.fencedWrites();
                 FenceToken fence = FenceToken.of(5);
-                writes.set("stock:sku-1", "41", fence).orThrow(); // connected, scripts cached
+                writes.set("stock:sku-1", fence, "41").orThrow(); // connected, scripts cached
                 long pid = pidOf(server);
                 signal(pid, "STOP");
                 try {
                     long sent = System.nanoTime();
                     AsyncFencedRedis async = writes.async();
                     List<CompletableFuture<?>> calls = List.of(
-                            async.set("stock:sku-1", "40", fence).toCompletableFuture(),
-                            async.hset("order:1", Map.of("status", "paid"), fence).toCompletableFuture(),
+                            async.set("stock:sku-1", fence, "40").toCompletableFuture(),
+                            async.hset("order:1", fence, Map.of("status", "paid")).toCompletableFuture(),
                             async.delete("order:2", fence).toCompletableFuture(),
                             async.claim("stock:sku-1", fence).toCompletableFuture(),
-                            async.eval("return 1", List.of("stock:sku-1"), List.of(), fence).toCompletableFuture());
+                            async.eval("return 1", List.of("stock:sku-1"), fence, List.of()).toCompletableFuture());
                     assertEachEndsWithTimeoutAt(calls, sent, timeout);
 
                     long waited = System.nanoTime();
-                    assertThatThrownBy(() -> writes.set("stock:sku-1", "39", fence)).as("the blocking face waits on the same bound")
+                    assertThatThrownBy(() -> writes.set("stock:sku-1", fence, "39")).as("the blocking face waits on the same bound")
                             .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
                     assertThat(Duration.ofNanos(System.nanoTime() - waited)).isLessThan(timeout.plusNanos(SLACK_NANOS));
                 } finally {
@@ -114,7 +115,7 @@ class RedisHungServerTest {
     }
 
     @Test
-    void aGrantOrExtensionThatAnswersAfterItsCallTimedOutIsReleased() throws Exception {
+    void aGrantThatAnswersAfterTheClientGaveUpIsReleasedByTheClient() throws Exception {
         // Keyspace events tell the test when the server deleted a lock key: no polling, no sleeps.
         try (RedisServers.Server server = RedisServers.start("--notify-keyspace-events", "Kg")) {
             RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
@@ -122,44 +123,34 @@ class RedisHungServerTest {
                     StatefulRedisConnection<String, String> admin = client.connect();
                     StatefulRedisPubSubConnection<String, String> events = client.connectPubSub()) {
                 RedisLockBackend backend = redis.lockBackend();
+                LockClient locks = LockClient.builder(backend).withMetrics(LockMetrics.none()).withCallTimeout(Duration.ofMillis(200))
+                        .build();
                 LockKey granted = LockKey.of("orders:late-grant");
-                LockKey extended = LockKey.of("orders:late-extension");
-                LockId extender = LockId.random();
-                BlockingBackend.of(backend).tryAcquire(extended, extender, Duration.ofSeconds(30)).orElseThrow();
-                Map<String, CountDownLatch> deleted = Map.of(backend.lockKeyOf(granted.value()), new CountDownLatch(1),
-                        backend.lockKeyOf(extended.value()), new CountDownLatch(1));
+                assertThat(locks.lookup(granted.value())).as("connected, scripts cached").isEmpty();
+                CountDownLatch deleted = new CountDownLatch(1);
+                String lockKey = backend.lockKeyOf(granted.value());
                 events.addListener(new RedisPubSubAdapter<>() {
                     @Override
                     public void message(String channel, String message) {
-                        String redisKey = channel.substring(channel.indexOf(':') + 1);
-                        if ("del".equals(message) && deleted.containsKey(redisKey)) {
-                            deleted.get(redisKey).countDown();
+                        if ("del".equals(message) && channel.substring(channel.indexOf(':') + 1).equals(lockKey)) {
+                            deleted.countDown();
                         }
                     }
                 });
-                events.sync().subscribe(deleted.keySet().stream().map(k -> "__keyspace@0__:" + k).toArray(String[]::new));
+                events.sync().subscribe("__keyspace@0__:" + lockKey);
 
-                Duration timeout = Duration.ofMillis(200);
                 long pid = pidOf(server);
                 signal(pid, "STOP");
-                CompletableFuture<?> acquire;
-                CompletableFuture<?> extend;
                 try {
-                    acquire = backend.tryAcquire(granted, LockId.random(), Duration.ofSeconds(30), timeout).toCompletableFuture();
-                    extend = backend.extend(extended, extender, Duration.ofSeconds(30), timeout).toCompletableFuture();
+                    CompletableFuture<?> acquire = locks.async().tryAcquire(granted.value(), Duration.ofSeconds(30)).toCompletableFuture();
                     assertThat(failureOf(acquire)).isInstanceOfSatisfying(FenceGuardException.class,
                             e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
-                    assertThat(failureOf(extend)).isInstanceOfSatisfying(FenceGuardException.class,
-                            e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
                 } finally {
-                    signal(pid, "CONT"); // the queued commands now run: both succeed, too late for their callers
+                    signal(pid, "CONT"); // the queued command now runs: it succeeds, too late for its caller
                 }
-                for (var e : deleted.entrySet()) {
-                    assertThat(e.getValue().await(10, TimeUnit.SECONDS)).as("%s released after its late answer", e.getKey()).isTrue();
-                }
+                assertThat(deleted.await(10, TimeUnit.SECONDS)).as("the late grant released after its answer").isTrue();
                 assertThat(admin.sync().exists(backend.fenceKeyOf(granted.value()))).as("the late acquisition did run").isOne();
                 assertThat(BlockingBackend.of(backend).lookup(granted)).isEmpty();
-                assertThat(BlockingBackend.of(backend).lookup(extended)).isEmpty();
             } finally {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             }

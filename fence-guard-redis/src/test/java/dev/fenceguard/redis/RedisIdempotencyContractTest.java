@@ -87,7 +87,7 @@ class RedisIdempotencyContractTest {
     void fencedWritesRefuseTheEntriesKeysBeforeAnyIo() {
         try (FenceGuardRedis redis = FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(PREFIX).build()) {
             String entry = redis.idempotencyBackend().entryKeyOf("charge:42");
-            assertThatThrownBy(() -> redis.fencedWrites().set(entry, "forged", dev.fenceguard.core.FenceToken.of(99)))
+            assertThatThrownBy(() -> redis.fencedWrites().set(entry, dev.fenceguard.core.FenceToken.of(99), "forged"))
                     .as("a fenced write that would forge a recorded outcome").isInstanceOf(IllegalArgumentException.class);
             try (StatefulRedisConnection<String, String> c = RedisSupport.shared().connect()) {
                 assertThat(c.sync().exists(entry)).isZero();

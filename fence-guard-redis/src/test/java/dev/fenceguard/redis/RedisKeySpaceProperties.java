@@ -8,6 +8,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.redis.internal.RedisKeys;
 import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.TestRedis;
 import io.lettuce.core.ScriptOutputType;
@@ -29,7 +30,7 @@ import net.jqwik.api.lifecycle.AfterContainer;
 /**
  * Generated resource keys, built from internal key names, braces, prefixes and separators, never change
  * another lock's keys or another resource's data or fence: each is refused (exactly when it is in a
- * lock backend's or the fence keys' namespace) or isolated. Real Redis, every fenced operation.
+ * lock backend's, the flight store's or the fence keys' namespace) or isolated. Real Redis, every fenced operation.
  */
 class RedisKeySpaceProperties {
 
@@ -38,6 +39,7 @@ class RedisKeySpaceProperties {
     private static final String LOCKS = R;
     private static final String OTHER_LOCKS = R + "other:";
     private static final String FENCES = R + "fence:";
+    private static final String FLIGHTS = R + "sf:";
     private static final List<String> LOCK_NAMES = List.of("orders", "fence", "lock", "{x}", "a}:lock", "%7B", "0");
     private static final List<String> RESOURCES = List.of(R + "res:s", R + "res:h", R + "res:gone", R + "res:{0}:t");
 
@@ -45,7 +47,8 @@ class RedisKeySpaceProperties {
     private static final RedisCommands<String, String> REDIS = CONN.sync();
     /** The fenced writes come from this one: its own backend is refused unnamed, the other one named. */
     private static final FenceGuardRedis MAIN = FenceGuardRedis.builder(CONN).withKeyPrefix(LOCKS).withFenceStrategy(FenceStrategy.DENSE)
-            .withOtherLockKeyPrefixes(OTHER_LOCKS).withFenceKeyPrefix(FENCES).withMetrics(LockMetrics.none()).build();
+            .withOtherLockKeyPrefixes(OTHER_LOCKS).withFenceKeyPrefix(FENCES).withFlightKeyPrefix(FLIGHTS)
+            .withMetrics(LockMetrics.none()).build();
     private static final FenceGuardRedis OTHER = FenceGuardRedis.builder(CONN).withKeyPrefix(OTHER_LOCKS).withFenceKeyPrefix(FENCES)
             .withMetrics(LockMetrics.none()).build();
     private static final RedisLockBackend DENSE = MAIN.lockBackend();
@@ -69,11 +72,19 @@ class RedisKeySpaceProperties {
                 keys.add(backend.fenceKeyOf(name));
             }
         }
+        for (String name : LOCK_NAMES) {
+            LockKey flight = LockKey.of(name);
+            MAIN.flightStore().begin(flight, 7, Duration.ofSeconds(10)).toCompletableFuture().join();
+            MAIN.flightStore().publish(flight, 7, new byte[] {7}, Duration.ofMinutes(30), Duration.ofSeconds(10)).toCompletableFuture().join();
+            String tag = FLIGHTS + "{" + RedisKeys.escape(name) + "}";
+            keys.add(tag + ":flight");
+            keys.add(tag + ":result");
+        }
         FenceToken seven = FenceToken.of(7);
-        FENCED.set(RESOURCES.get(0), "data", seven).orThrow();
-        FENCED.hset(RESOURCES.get(1), Map.of("status", "paid"), seven).orThrow();
+        FENCED.set(RESOURCES.get(0), seven, "data").orThrow();
+        FENCED.hset(RESOURCES.get(1), seven, Map.of("status", "paid")).orThrow();
         FENCED.delete(RESOURCES.get(2), seven).orThrow();
-        FENCED.set(RESOURCES.get(3), "data", seven).orThrow();
+        FENCED.set(RESOURCES.get(3), seven, "data").orThrow();
         FENCED.claim(RESOURCES.get(3), FenceToken.of(8)).orThrow();
         for (String r : RESOURCES) {
             keys.add(r);
@@ -100,8 +111,9 @@ class RedisKeySpaceProperties {
         }
         Arbitrary<String> fragment = Arbitraries.oneOf(
                 Arbitraries.of("{", "}", "{}", ":", "%", "%7B", "%7D", "%25", "lock", "fence", ":lock", ":fence", "}:lock",
-                        "}:fence", "fence:", "other:", "res:s", "orders", "0", "x", " ", "é", "\uD83D\uDD12", "\\", "*"),
-                Arbitraries.of(R, LOCKS, OTHER_LOCKS, FENCES),
+                        "}:fence", "fence:", "other:", "sf:", ":flight", ":result", "res:s", "orders", "0", "x", " ", "é",
+                        "\uD83D\uDD12", "\\", "*"),
+                Arbitraries.of(R, LOCKS, OTHER_LOCKS, FENCES, FLIGHTS),
                 Arbitraries.of(internalPieces));
         Arbitrary<String> built = fragment.list().ofMinSize(0).ofMaxSize(6).map(l -> R + String.join("", l));
         Arbitrary<String> exact = Arbitraries.of(PROTECTED);
@@ -116,7 +128,8 @@ class RedisKeySpaceProperties {
 
     @Property(tries = 1000)
     void aResourceKeyIsRefusedOrIsolated(@ForAll("keys") String key, @ForAll Op op, @ForAll("fences") long fence) {
-        boolean internal = key.startsWith(LOCKS + "{") || key.startsWith(OTHER_LOCKS + "{") || key.startsWith(FENCES + "{");
+        boolean internal = key.startsWith(LOCKS + "{") || key.startsWith(OTHER_LOCKS + "{") || key.startsWith(FENCES + "{")
+                || key.startsWith(FLIGHTS + "{");
         List<String> guarded = PROTECTED.stream().filter(k -> internal || !isOwnKey(k, key)).toList();
         Map<String, String> before = snapshot(guarded);
         Object outcome;
@@ -155,12 +168,12 @@ class RedisKeySpaceProperties {
 
     private static Object run(Op op, String key, FenceToken fence) {
         return switch (op) {
-            case SET -> FENCED.set(key, "1", fence);
-            case HSET -> FENCED.hset(key, Map.of("status", "1"), fence);
+            case SET -> FENCED.set(key, fence, "1");
+            case HSET -> FENCED.hset(key, fence, Map.of("status", "1"));
             case DELETE -> FENCED.delete(key, fence);
             case CLAIM -> FENCED.claim(key, fence);
-            case EVAL_FIRST -> FENCED.eval("redis.call('SET', KEYS[1], ARGV[1])", List.of(key), List.of("1"), fence).outcome();
-            case EVAL_SECOND -> FENCED.eval("redis.call('DEL', KEYS[2])", List.of(R + "eval-guard", key), List.of(), fence).outcome();
+            case EVAL_FIRST -> FENCED.eval("redis.call('SET', KEYS[1], ARGV[1])", List.of(key), fence, List.of("1")).outcome();
+            case EVAL_SECOND -> FENCED.eval("redis.call('DEL', KEYS[2])", List.of(R + "eval-guard", key), fence, List.of()).outcome();
         };
     }
 

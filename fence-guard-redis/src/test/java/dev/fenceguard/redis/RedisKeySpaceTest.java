@@ -67,12 +67,12 @@ class RedisKeySpaceTest {
     /** Every fenced operation on {@code key}, each expected to be refused. */
     private List<ThrowingCallable> everyOperationOn(FencedRedis target, String key) {
         return List.of(
-                () -> target.set(key, "1", f(1)),
-                () -> target.hset(key, Map.of("a", "1"), f(1)),
+                () -> target.set(key, f(1), "1"),
+                () -> target.hset(key, f(1), Map.of("a", "1")),
                 () -> target.delete(key, f(1)),
                 () -> target.claim(key, f(1)),
-                () -> target.eval("redis.call('SET', KEYS[1], ARGV[1])", List.of(key), List.of("1"), f(1)),
-                () -> target.eval("redis.call('DEL', KEYS[2])", List.of(P + "innocent", key), List.of(), f(1)),
+                () -> target.eval("redis.call('SET', KEYS[1], ARGV[1])", List.of(key), f(1), List.of("1")),
+                () -> target.eval("redis.call('DEL', KEYS[2])", List.of(P + "innocent", key), f(1), List.of()),
                 () -> target.fenceKeyOf(key));
     }
 
@@ -122,14 +122,14 @@ class RedisKeySpaceTest {
     @Test
     void aFencedWriteCannotLowerAnotherResourcesFence() {
         String stock = P + "stock:sku-1";
-        fenced.set(stock, "41", f(9)).orThrow();
+        fenced.set(stock, f(9), "41").orThrow();
         String fenceKey = fenced.fenceKeyOf(stock);
 
         // Before the fix a set of "1" here lowered the stored fence, and the zombie's write below was applied.
         assertEveryOperationRefuses(fenced, fenceKey, "could lower another key's fence");
 
         assertThat(redis.get(fenceKey)).isEqualTo("9");
-        assertThat(fenced.set(stock, "zombie", f(3))).isInstanceOf(Stale.class);
+        assertThat(fenced.set(stock, f(3), "zombie")).isInstanceOf(Stale.class);
         assertThat(redis.get(stock)).isEqualTo("41");
     }
 
@@ -150,10 +150,10 @@ class RedisKeySpaceTest {
 
     @Test
     void theMessageSaysWhichNamespaceAndWhy() {
-        assertThatThrownBy(() -> fenced.set(P + "{orders}:fence", "1", f(1))).hasMessage("key '" + P + "{orders}:fence' is in "
+        assertThatThrownBy(() -> fenced.set(P + "{orders}:fence", f(1), "1")).hasMessage("key '" + P + "{orders}:fence' is in "
                 + "fence-guard's own key space: keys starting with '" + P + "{' belong to the lock backend with key prefix '" + P
                 + "', and writing one could rewind a lock's fence or take over a lock");
-        assertThatThrownBy(() -> fenced.set(P + "fence:{0}:x", "1", f(1))).hasMessage("key '" + P + "fence:{0}:x' is in "
+        assertThatThrownBy(() -> fenced.set(P + "fence:{0}:x", f(1), "1")).hasMessage("key '" + P + "fence:{0}:x' is in "
                 + "fence-guard's own key space: keys starting with '" + P + "fence:{' hold the fences of guarded keys (fence key "
                 + "prefix '" + P + "fence:'), and writing one could lower another key's fence");
     }
@@ -163,8 +163,8 @@ class RedisKeySpaceTest {
         long issued = acquireAndRelease("lookalike");
         String counter = locks.fenceKeyOf("lookalike");
         Consumer<String> writable = key -> {
-            assertThat(fenced.set(key, "v", f(2))).as(key).isInstanceOf(Applied.class);
-            assertThat(fenced.set(key, "zombie", f(1))).as(key).isInstanceOf(Stale.class);
+            assertThat(fenced.set(key, f(2), "v")).as(key).isInstanceOf(Applied.class);
+            assertThat(fenced.set(key, f(1), "zombie")).as(key).isInstanceOf(Stale.class);
             assertThat(fenced.delete(key, f(3))).as(key).isInstanceOf(Applied.class);
         };
         writable.accept(P + "x{lookalike}:fence");          // a brace, but not right after the prefix

@@ -21,7 +21,7 @@ class RedisLeaderElectionTest extends LeaderElectionContract {
 
     @Override
     protected WriteOutcome write(String resource, FenceToken term) {
-        return redis.fencedWrites().set(prefix + resource, "written in term " + term.value(), term);
+        return redis.fencedWrites().set(prefix + resource, term, "written in term " + term.value());
     }
 
     @Override

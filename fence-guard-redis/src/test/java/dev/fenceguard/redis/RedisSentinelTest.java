@@ -25,15 +25,15 @@ class RedisSentinelTest {
                 FencedRedis fenced = redis.fencedWrites();
                 Lease first = locks.tryAcquire("orders:1", Duration.ofSeconds(30)).orElseThrow();
                 assertThat(locks.tryAcquire("orders:1", Duration.ofSeconds(30))).isEmpty();
-                assertThat(fenced.set("order:1", "paid", first.fence())).isInstanceOf(WriteOutcome.Applied.class);
+                assertThat(fenced.set("order:1", first.fence(), "paid")).isInstanceOf(WriteOutcome.Applied.class);
                 first.close();
                 Lease second = locks.tryAcquire("orders:1", Duration.ofSeconds(30)).orElseThrow();
                 assertThat(second.fence()).isGreaterThan(first.fence());
-                assertThat(fenced.set("order:1", "paid again", second.fence())).isInstanceOf(WriteOutcome.Applied.class);
-                assertThat(fenced.set("order:1", "zombie", first.fence())).isInstanceOf(WriteOutcome.Stale.class);
-                assertThat(fenced.async().set("order:1", "async zombie", first.fence()).toCompletableFuture().join())
+                assertThat(fenced.set("order:1", second.fence(), "paid again")).isInstanceOf(WriteOutcome.Applied.class);
+                assertThat(fenced.set("order:1", first.fence(), "zombie")).isInstanceOf(WriteOutcome.Stale.class);
+                assertThat(fenced.async().set("order:1", first.fence(), "async zombie").toCompletableFuture().join())
                         .isInstanceOf(WriteOutcome.Stale.class);
-                assertThat(fenced.async().set("order:1", "shipped", second.fence()).toCompletableFuture().join())
+                assertThat(fenced.async().set("order:1", second.fence(), "shipped").toCompletableFuture().join())
                         .isInstanceOf(WriteOutcome.Applied.class);
                 second.close();
             } finally {

@@ -55,7 +55,7 @@ final class RedisStorms {
 
             @Override
             public WriteOutcome write(long value, FenceToken fence) {
-                return fenced.set(key, Long.toString(value), fence);
+                return fenced.set(key, fence, Long.toString(value));
             }
         };
     }

@@ -53,8 +53,8 @@ class RedisWarmUpTest {
             admin.sync().configResetstat();
 
             try (Lease lease = locks.tryAcquire("orders:1", Duration.ofSeconds(30)).orElseThrow()) {
-                assertThat(redis.fencedWrites().set("order:1", "paid", lease.fence())).isInstanceOf(WriteOutcome.Applied.class);
-                assertThat(redis.fencedWrites().hset("order:2", Map.of("status", "paid"), lease.fence()))
+                assertThat(redis.fencedWrites().set("order:1", lease.fence(), "paid")).isInstanceOf(WriteOutcome.Applied.class);
+                assertThat(redis.fencedWrites().hset("order:2", lease.fence(), Map.of("status", "paid")))
                         .isInstanceOf(WriteOutcome.Applied.class);
                 assertThat(redis.fencedWrites().delete("order:3", lease.fence())).isInstanceOf(WriteOutcome.Applied.class);
                 assertThat(redis.fencedWrites().claim("order:1", lease.fence())).isInstanceOf(WriteOutcome.Applied.class);
@@ -71,7 +71,7 @@ class RedisWarmUpTest {
     void withoutWarmUpTheFirstCallsPayANoscriptAndAnEval() throws Exception {
         // The control for the test above: on a fresh server the same first write is answered NOSCRIPT.
         onFreshServer((admin, redis) -> {
-            assertThat(redis.fencedWrites().set("order:1", "paid", FenceToken.of(1))).isInstanceOf(WriteOutcome.Applied.class);
+            assertThat(redis.fencedWrites().set("order:1", FenceToken.of(1), "paid")).isInstanceOf(WriteOutcome.Applied.class);
             assertThat(admin.sync().info("errorstats")).contains("NOSCRIPT");
             assertThat(admin.sync().info("commandstats")).contains("cmdstat_eval:");
         });

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
  * adds while they wait). Each caller gets the lock in turn, or gives up at its deadline; nothing is left
  * locked. A backend's test extends it and supplies {@link #backend()}.
  *
- * @since 0.2
+ * @since 0.1
  */
 @Timeout(300) // a guard against a hang, not a timing assertion
 public abstract class AsyncWaitersContract {

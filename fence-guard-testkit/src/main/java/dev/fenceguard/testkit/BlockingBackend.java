@@ -22,6 +22,7 @@ import java.util.concurrent.TimeoutException;
  *
  * @param backend the backend under test
  * @param timeout passed to every call, and the longest this view waits for an answer
+ * @since 0.1
  */
 public record BlockingBackend(LockBackend backend, Duration timeout) {
 

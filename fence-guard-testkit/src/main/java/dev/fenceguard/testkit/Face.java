@@ -38,7 +38,7 @@ import java.util.function.Function;
  * }
  * }</pre>
  *
- * @since 0.2
+ * @since 0.1
  */
 public enum Face {
 
@@ -58,7 +58,7 @@ public enum Face {
      * The operations of {@code client} through this face.
      *
      * @throws NullPointerException if {@code client} is null
-     * @since 0.2
+     * @since 0.1
      */
     public Locks over(LockClient client) {
         Objects.requireNonNull(client, "client");
@@ -69,7 +69,7 @@ public enum Face {
      * The lock client's operations as blocking calls, whichever face carries them out. Each method is
      * the client method of the same name; see {@link LockClient}.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public interface Locks {
 

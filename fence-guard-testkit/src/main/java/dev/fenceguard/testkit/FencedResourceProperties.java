@@ -64,6 +64,8 @@ import net.jqwik.api.Tuple;
  *
  * <p>Each history uses a fresh resource id. Subclasses are instantiated by jqwik once per property; the
  * resources they create should live in a schema, key prefix or project of their own.
+ *
+ * @since 0.1
  */
 public abstract class FencedResourceProperties {
 

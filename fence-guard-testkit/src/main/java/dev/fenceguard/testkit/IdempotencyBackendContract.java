@@ -13,7 +13,9 @@ import dev.fenceguard.core.StaleFenceException;
 import dev.fenceguard.core.idempotency.FinalFailure;
 import dev.fenceguard.core.idempotency.Fingerprint;
 import dev.fenceguard.core.idempotency.IdempotencyConflictException;
+import dev.fenceguard.core.idempotency.IdempotencyMetrics;
 import dev.fenceguard.core.idempotency.IdempotencyResult;
+import dev.fenceguard.core.idempotency.AsyncIdempotencyStore;
 import dev.fenceguard.core.idempotency.IdempotencyStore;
 import dev.fenceguard.core.idempotency.ResultCodec;
 import dev.fenceguard.core.spi.IdempotencyBackend;
@@ -48,11 +50,11 @@ import org.junit.jupiter.api.Timeout;
  *
  * <pre>{@code
  * class PostgresIdempotencyContractTest extends IdempotencyBackendContract {
- *     protected IdempotencyBackend backend() { return PostgresIdempotencyBackend.builder(ds).build(); }
+ *     protected IdempotencyBackend backend() { return FenceGuardJdbc.builder(ds).build().idempotencyBackend(); }
  * }
  * }</pre>
  *
- * @since 0.3
+ * @since 0.1
  */
 @Timeout(120) // a guard against a hang, not a timing assertion
 public abstract class IdempotencyBackendContract {
@@ -92,8 +94,8 @@ public abstract class IdempotencyBackendContract {
         return backend;
     }
 
-    private IdempotencyStore store() {
-        return IdempotencyStore.builder(real()).withCallTimeout(callTimeout()).withMetrics(LockMetrics.none()).build();
+    private AsyncIdempotencyStore store() {
+        return IdempotencyStore.builder(real()).withCallTimeout(callTimeout()).withMetrics(IdempotencyMetrics.none()).build().async();
     }
 
     private String key(String name) {
@@ -123,18 +125,18 @@ public abstract class IdempotencyBackendContract {
         };
     }
 
-    private IdempotencyResult<String> exec(IdempotencyStore store, String key, Fingerprint fp, long fence, Duration ttl,
+    private IdempotencyResult<String> exec(AsyncIdempotencyStore store, String key, Fingerprint fp, long fence, Duration ttl,
             Supplier<CompletionStage<String>> work) {
-        return join(store.execute(key, fp, f(fence), ttl, TEXT, work));
+        return join(store.call(key, fp, f(fence), ttl, TEXT, work));
     }
 
     /** A call whose work has started and waits on {@code gateway}: a holder in the middle of its work. */
     private record Running(CompletionStage<IdempotencyResult<String>> call, CompletableFuture<String> gateway) {}
 
-    private Running startHeld(IdempotencyStore store, String key, Fingerprint fp, long fence, Duration ttl) throws InterruptedException {
+    private Running startHeld(AsyncIdempotencyStore store, String key, Fingerprint fp, long fence, Duration ttl) throws InterruptedException {
         CompletableFuture<Void> started = new CompletableFuture<>();
         CompletableFuture<String> gateway = new CompletableFuture<>();
-        CompletionStage<IdempotencyResult<String>> call = store.execute(key, fp, f(fence), ttl, TEXT, () -> {
+        CompletionStage<IdempotencyResult<String>> call = store.call(key, fp, f(fence), ttl, TEXT, () -> {
             started.complete(null);
             return gateway;
         });
@@ -159,7 +161,7 @@ public abstract class IdempotencyBackendContract {
     }
 
     /** Claims again until the holder's claim has run out (real time passes), at most 20 s. */
-    private IdempotencyResult<String> afterExpiry(IdempotencyStore store, String key, Fingerprint fp, long fence,
+    private IdempotencyResult<String> afterExpiry(AsyncIdempotencyStore store, String key, Fingerprint fp, long fence,
             Supplier<CompletionStage<String>> work) throws InterruptedException {
         Thread.sleep(shortTtl().toMillis()); // the claim running out: the only thing real time is for here
         long give = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -174,7 +176,7 @@ public abstract class IdempotencyBackendContract {
 
     @Test
     void firstCallRunsTheWorkAndEveryRetryReplaysTheRecordedResult() {
-        IdempotencyStore store = store();
+        AsyncIdempotencyStore store = store();
         String key = key("replay");
         Fingerprint fp = Fingerprint.ofParts("charge", "order-1", "1999");
         AtomicInteger runs = new AtomicInteger();
@@ -196,13 +198,13 @@ public abstract class IdempotencyBackendContract {
 
     @Test
     void aDifferentFingerprintUnderTheSameKeyIsAConflictAndChangesNothing() {
-        IdempotencyStore store = store();
+        AsyncIdempotencyStore store = store();
         String key = key("conflict");
         AtomicInteger runs = new AtomicInteger();
         exec(store, key, Fingerprint.ofParts("amount", "1999"), 5, LONG, counted(runs, "ch_1"));
         IdempotencyEntry before = lookup(key).orElseThrow();
 
-        Throwable conflict = failureOf(store.execute(key, Fingerprint.ofParts("amount", "2999"), f(7), LONG, TEXT,
+        Throwable conflict = failureOf(store.call(key, Fingerprint.ofParts("amount", "2999"), f(7), LONG, TEXT,
                 counted(runs, "ch_2")));
 
         assertThat(conflict).isInstanceOf(IdempotencyConflictException.class);
@@ -214,7 +216,7 @@ public abstract class IdempotencyBackendContract {
 
     @Test
     void aRetryWhileTheFirstIsRunningGetsInProgressWithTheHoldersExpiry() throws Exception {
-        IdempotencyStore store = store();
+        AsyncIdempotencyStore store = store();
         String key = key("in-progress");
         Fingerprint fp = Fingerprint.ofParts("charge", "order-2");
         Running first = startHeld(store, key, fp, 5, LONG);
@@ -234,7 +236,7 @@ public abstract class IdempotencyBackendContract {
 
     @Test
     void aZombieThatFinishesAfterItsSuccessorRecordedCannotOverwriteTheResult() throws Exception {
-        IdempotencyStore store = store();
+        AsyncIdempotencyStore store = store();
         String key = key("zombie-late");
         Fingerprint fp = Fingerprint.ofParts("charge", "order-3");
         Running zombie = startHeld(store, key, fp, 5, shortTtl()); // then paused past its claim
@@ -254,7 +256,7 @@ public abstract class IdempotencyBackendContract {
 
     @Test
     void aZombieThatFinishesWhileItsSuccessorRunsIsRefusedAndTheSuccessorRecords() throws Exception {
-        IdempotencyStore store = store();
+        AsyncIdempotencyStore store = store();
         String key = key("zombie-mid");
         Fingerprint fp = Fingerprint.ofParts("charge", "order-4");
         Running zombie = startHeld(store, key, fp, 5, shortTtl());
@@ -264,7 +266,7 @@ public abstract class IdempotencyBackendContract {
         Thread.sleep(shortTtl().toMillis()); // the zombie's claim running out
         CompletionStage<IdempotencyResult<String>> successor = null;
         for (long give = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); successor == null; ) {
-            CompletionStage<IdempotencyResult<String>> attempt = store.execute(key, fp, f(6), LONG, TEXT, () -> {
+            CompletionStage<IdempotencyResult<String>> attempt = store.call(key, fp, f(6), LONG, TEXT, () -> {
                 attempts.incrementAndGet();
                 successorStarted.countDown();
                 return successorGateway;
@@ -303,7 +305,7 @@ public abstract class IdempotencyBackendContract {
         assertThat(again.fence()).as("the holder claiming again keeps the key").isEqualTo(5);
         assertThat(again.expiresAt()).isAfterOrEqualTo(first.expiresAt());
         assertThat(newer).as("a live claim is not taken over").isEqualTo(again);
-        Throwable stale = failureOf(store().execute(key.value(), new Fingerprint(fp), f(4), LONG, TEXT,
+        Throwable stale = failureOf(store().call(key.value(), new Fingerprint(fp), f(4), LONG, TEXT,
                 () -> CompletableFuture.completedFuture("never")));
         assertThat(stale).isInstanceOf(StaleFenceException.class);
         assertThat(join(b.record(key, 4, IdempotencyState.COMPLETED, new byte[] {1}, LONG, LONG))).hasValue(5);
@@ -319,23 +321,23 @@ public abstract class IdempotencyBackendContract {
 
     @Test
     void aRetryableFailureIsTakenOverAndAFinalFailureIsReplayed() {
-        IdempotencyStore store = store();
+        AsyncIdempotencyStore store = store();
         Fingerprint fp = Fingerprint.ofParts("charge", "order-5");
         String retryable = key("retryable");
         AtomicInteger runs = new AtomicInteger();
-        Throwable timeout = failureOf(store.execute(retryable, fp, f(5), LONG, TEXT, () -> {
+        Throwable timeout = failureOf(store.call(retryable, fp, f(5), LONG, TEXT, () -> {
             runs.incrementAndGet();
             return CompletableFuture.failedFuture(new IllegalStateException("gateway timed out"));
         }));
         assertThat(timeout).isInstanceOf(IllegalStateException.class).hasMessage("gateway timed out");
         assertThat(lookup(retryable).orElseThrow().state()).isEqualTo(IdempotencyState.FAILED_RETRYABLE);
-        assertThat(failureOf(store.execute(retryable, fp, f(4), LONG, TEXT, counted(runs, "never"))))
+        assertThat(failureOf(store.call(retryable, fp, f(4), LONG, TEXT, counted(runs, "never"))))
                 .as("an older fence cannot take over").isInstanceOf(StaleFenceException.class);
         assertThat(exec(store, retryable, fp, 6, LONG, counted(runs, "ch_2"))).isEqualTo(new IdempotencyResult.Executed<>("ch_2", f(6)));
         assertThat(runs).hasValue(2);
 
         String declined = key("final");
-        Throwable decline = failureOf(store.execute(declined, fp, f(5), LONG, TEXT, () -> {
+        Throwable decline = failureOf(store.call(declined, fp, f(5), LONG, TEXT, () -> {
             runs.incrementAndGet();
             throw new FinalFailure("card declined");
         }));
@@ -347,9 +349,9 @@ public abstract class IdempotencyBackendContract {
 
     @Test
     void theBlockingFaceRunsTheWorkOnTheCallersThreadAndRecordsItsFailure() throws Exception {
-        IdempotencyStore store = store();
+        IdempotencyStore store = IdempotencyStore.builder(real()).withCallTimeout(callTimeout()).withMetrics(IdempotencyMetrics.none()).build();
         dev.fenceguard.core.LockClient locks = dev.fenceguard.core.LockClient.builder(new dev.fenceguard.core.memory.InMemoryLockBackend())
-                .withMetrics(LockMetrics.none()).build();
+                .withMetrics(dev.fenceguard.core.LockMetrics.none()).build();
         String key = key("blocking");
         Fingerprint fp = Fingerprint.ofParts("refund", "order-6");
         Thread caller = Thread.currentThread();
@@ -363,12 +365,19 @@ public abstract class IdempotencyBackendContract {
             });
             assertThat(r).isEqualTo(new IdempotencyResult.Executed<>("rf_1", lease.fence()));
             assertThat(store.call(key, fp, lease, TEXT, () -> "rf_2")).isEqualTo(new IdempotencyResult.Replayed<>("rf_1", lease.fence()));
+            dev.fenceguard.core.idempotency.IdempotencyInfo info = store.lookup(key).orElseThrow();
+            assertThat(info.status()).as("lookup through the blocking face")
+                    .isEqualTo(dev.fenceguard.core.idempotency.IdempotencyInfo.Status.COMPLETED);
+            assertThat(info.fence()).isEqualTo(lease.fence());
+            assertThat(info.fingerprint()).isEqualTo(fp);
+            assertThat(info.key()).isEqualTo(key);
         }
+        assertThat(store.lookup(key("never-claimed"))).isEmpty();
     }
 
     @Test
     void exactlyOneOfManyConcurrentClaimantsRunsTheWork() throws Exception {
-        IdempotencyStore store = store();
+        AsyncIdempotencyStore store = store();
         String key = key("race");
         Fingerprint fp = Fingerprint.ofParts("charge", "order-7");
         int n = 8;
@@ -405,7 +414,7 @@ public abstract class IdempotencyBackendContract {
 
     @Test
     void keysThatLookAlikeAndLargeResultsStayApart() {
-        IdempotencyStore store = store();
+        AsyncIdempotencyStore store = store();
         Fingerprint fp = Fingerprint.ofParts("k");
         List<String> keys = List.of(key("a"), key("a:idem"), key("{a}"), key("a}:idem"), key("%7Ba%7D"), key("ä/b"),
                 key("x".repeat(LockKey.MAX_UTF8_BYTES - key("").length())));
@@ -417,15 +426,15 @@ public abstract class IdempotencyBackendContract {
         }
         byte[] big = new byte[IdempotencyStore.MAX_RESULT_BYTES];
         ThreadLocalRandom.current().nextBytes(big);
-        IdempotencyResult<byte[]> stored = join(store.execute(key("big"), fp, f(3), LONG, ResultCodec.bytes(),
+        IdempotencyResult<byte[]> stored = join(store.call(key("big"), fp, f(3), LONG, ResultCodec.bytes(),
                 () -> CompletableFuture.completedFuture(big)));
-        IdempotencyResult<byte[]> replay = join(store.execute(key("big"), fp, f(4), LONG, ResultCodec.bytes(),
+        IdempotencyResult<byte[]> replay = join(store.call(key("big"), fp, f(4), LONG, ResultCodec.bytes(),
                 () -> CompletableFuture.completedFuture(new byte[0])));
         assertThat(stored).isInstanceOf(IdempotencyResult.Executed.class);
         assertThat(replay).isInstanceOf(IdempotencyResult.Replayed.class);
         assertThat(replay.result().orElseThrow()).isEqualTo(big);
 
-        Throwable tooBig = failureOf(store.execute(key("too-big"), fp, f(3), LONG, ResultCodec.bytes(),
+        Throwable tooBig = failureOf(store.call(key("too-big"), fp, f(3), LONG, ResultCodec.bytes(),
                 () -> CompletableFuture.completedFuture(new byte[IdempotencyStore.MAX_RESULT_BYTES + 1])));
         assertThat(tooBig).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most " + IdempotencyStore.MAX_RESULT_BYTES);
         assertThat(lookup(key("too-big")).orElseThrow().state()).as("recorded retryable: the next attempt runs again")
@@ -437,8 +446,8 @@ public abstract class IdempotencyBackendContract {
         // Two seconds: the entry is looked up right after it is written (two calls), which a loaded machine
         // does well within that; with 200 ms the lookup came too late under load, 2 of 2 times.
         Duration retention = Duration.ofSeconds(2);
-        IdempotencyStore store = IdempotencyStore.builder(real()).withRetention(retention).withCallTimeout(callTimeout())
-                .withMetrics(LockMetrics.none()).build();
+        AsyncIdempotencyStore store = IdempotencyStore.builder(real()).withRetention(retention).withCallTimeout(callTimeout())
+                .withMetrics(IdempotencyMetrics.none()).build().async();
         Fingerprint fp = Fingerprint.ofParts("p");
         exec(store, key("purge-0"), fp, 3, Duration.ofMillis(1), () -> CompletableFuture.completedFuture("kept a while"));
         assertThat(lookup(key("purge-0"))).as("kept during its retention").isPresent();
@@ -452,8 +461,8 @@ public abstract class IdempotencyBackendContract {
         AtomicInteger runs = new AtomicInteger();
         // Kept for an hour: it must outlive the purges below however slow the server is (with the short
         // retention it once expired during them on a loaded CI machine and was purged too).
-        IdempotencyStore keeping = IdempotencyStore.builder(real()).withRetention(Duration.ofHours(1))
-                .withCallTimeout(callTimeout()).withMetrics(LockMetrics.none()).build();
+        AsyncIdempotencyStore keeping = IdempotencyStore.builder(real()).withRetention(Duration.ofHours(1))
+                .withCallTimeout(callTimeout()).withMetrics(IdempotencyMetrics.none()).build().async();
         assertThat(exec(keeping, key("purge-0"), Fingerprint.ofParts("another request"), 1, LONG, counted(runs, "again")))
                 .as("a forgotten key is new again, whatever its fingerprint and fence")
                 .isEqualTo(new IdempotencyResult.Executed<>("again", f(1)));
@@ -473,27 +482,28 @@ public abstract class IdempotencyBackendContract {
     @Test
     void badInputFailsBeforeAnyIo() {
         CountingIdempotencyBackend counting = new CountingIdempotencyBackend(real());
-        IdempotencyStore store = IdempotencyStore.builder(counting).withMetrics(LockMetrics.none()).build();
+        IdempotencyStore blocking = IdempotencyStore.builder(counting).withMetrics(IdempotencyMetrics.none()).build();
+        AsyncIdempotencyStore store = blocking.async();
         Fingerprint fp = Fingerprint.ofParts("x");
         Supplier<CompletionStage<String>> work = () -> CompletableFuture.completedFuture("x");
         // each: what was tried, and the message it must give
-        assertThatThrownBy(() -> store.execute("", fp, f(1), LONG, TEXT, work)).as("empty key")
+        assertThatThrownBy(() -> store.call("", fp, f(1), LONG, TEXT, work)).as("empty key")
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> store.execute("k".repeat(LockKey.MAX_UTF8_BYTES + 1), fp, f(1), LONG, TEXT, work)).as("oversize key")
+        assertThatThrownBy(() -> store.call("k".repeat(LockKey.MAX_UTF8_BYTES + 1), fp, f(1), LONG, TEXT, work)).as("oversize key")
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> store.execute("a\0b", fp, f(1), LONG, TEXT, work)).as("key with NUL")
+        assertThatThrownBy(() -> store.call("a\0b", fp, f(1), LONG, TEXT, work)).as("key with NUL")
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> store.execute(key("k"), fp, f(1), Duration.ofMillis(-5), TEXT, work)).as("negative TTL")
+        assertThatThrownBy(() -> store.call(key("k"), fp, f(1), Duration.ofMillis(-5), TEXT, work)).as("negative TTL")
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("ttl must be at least 1 ms, was PT-0.005S");
-        assertThatThrownBy(() -> store.execute(key("k"), fp, f(1), Duration.ZERO, TEXT, work)).as("zero TTL")
+        assertThatThrownBy(() -> store.call(key("k"), fp, f(1), Duration.ZERO, TEXT, work)).as("zero TTL")
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> store.execute(key("k"), fp, f(1), Duration.ofNanos(1_500_000), TEXT, work)).as("sub-ms TTL")
+        assertThatThrownBy(() -> store.call(key("k"), fp, f(1), Duration.ofNanos(1_500_000), TEXT, work)).as("sub-ms TTL")
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("whole number of milliseconds");
-        assertThatThrownBy(() -> store.execute(key("k"), fp, f(1), LONG, TEXT, null)).as("null work")
+        assertThatThrownBy(() -> store.call(key("k"), fp, f(1), LONG, TEXT, null)).as("null work")
                 .isInstanceOf(NullPointerException.class).hasMessage("work");
-        assertThatThrownBy(() -> store.execute(key("k"), fp, f(1), LONG, null, work)).as("null codec")
+        assertThatThrownBy(() -> store.call(key("k"), fp, f(1), LONG, null, work)).as("null codec")
                 .isInstanceOf(NullPointerException.class).hasMessage("codec");
-        assertThatThrownBy(() -> store.execute(key("k"), null, f(1), LONG, TEXT, work)).as("null fingerprint")
+        assertThatThrownBy(() -> store.call(key("k"), null, f(1), LONG, TEXT, work)).as("null fingerprint")
                 .isInstanceOf(NullPointerException.class).hasMessage("fingerprint");
         assertThatThrownBy(() -> store.purge(0)).as("empty purge batch")
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("maxEntries must be 1 to 10000, was 0");
@@ -505,12 +515,12 @@ public abstract class IdempotencyBackendContract {
         assertThatThrownBy(() -> new Fingerprint("ABC")).as("upper-case fingerprint")
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("fingerprint must be lowercase hex, found 'A' at index 0");
         assertThatThrownBy(() -> new Fingerprint("")).as("empty fingerprint").isInstanceOf(IllegalArgumentException.class);
-        dev.fenceguard.core.ManualTimeSource time = new dev.fenceguard.core.ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
+        ManualTimeSource time = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
         dev.fenceguard.core.LockClient locks = dev.fenceguard.core.LockClient.builder(new dev.fenceguard.core.memory.InMemoryLockBackend(time))
-                .withTimeSource(time).withMetrics(LockMetrics.none()).build();
+                .withTimeSource(time).withMetrics(dev.fenceguard.core.LockMetrics.none()).build();
         dev.fenceguard.core.Lease lapsed = locks.tryAcquire(key("lapsed"), Duration.ofSeconds(1)).orElseThrow();
         time.advance(Duration.ofSeconds(2));
-        assertThatThrownBy(() -> store.call(key("lapsed"), fp, lapsed, TEXT, () -> "x")).as("a lease past its local deadline")
+        assertThatThrownBy(() -> blocking.call(key("lapsed"), fp, lapsed, TEXT, () -> "x")).as("a lease past its local deadline")
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("the lease is no longer valid (idempotency key '" + key("lapsed") + "'): take a new one");
         assertThat(counting.calls()).as("backend calls made").isZero();

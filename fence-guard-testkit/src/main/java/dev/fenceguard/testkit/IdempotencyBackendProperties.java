@@ -1,7 +1,6 @@
 package dev.fenceguard.testkit;
 
 import dev.fenceguard.core.LockKey;
-import dev.fenceguard.core.ManualTimeSource;
 import dev.fenceguard.core.memory.InMemoryIdempotencyBackend;
 import dev.fenceguard.core.spi.IdempotencyBackend;
 import dev.fenceguard.core.spi.IdempotencyEntry;
@@ -37,7 +36,7 @@ import net.jqwik.api.Provide;
  * }
  * }</pre>
  *
- * @since 0.3
+ * @since 0.1
  */
 public abstract class IdempotencyBackendProperties {
 

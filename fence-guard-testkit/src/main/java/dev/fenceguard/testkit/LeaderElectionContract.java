@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Timeout;
  * }
  * }</pre>
  *
- * @since 0.2
+ * @since 0.1
  */
 @Timeout(120) // a guard against a hang, not a timing assertion
 public abstract class LeaderElectionContract {
@@ -80,7 +80,7 @@ public abstract class LeaderElectionContract {
 
         Candidate(int id) {
             this.id = id;
-            this.election = LeaderElection.builder(client.async(), name).withTtl(ttl())
+            this.election = LeaderElection.builder(client, name).withTtl(ttl())
                     .withRetryDelay(Duration.ofMillis(200)).withCampaignWait(Duration.ofSeconds(5))
                     .onEvents(new LeadershipListener() {
                         @Override
@@ -149,7 +149,7 @@ public abstract class LeaderElectionContract {
         Candidate first = awaitNewLeader(candidates);
         FenceToken firstTerm = first.term.term();
         assertThat(write(resource, firstTerm)).isInstanceOf(WriteOutcome.Applied.class);
-        Optional<LeaderInfo> seen = candidates.get((first.id + 1) % 3).election.currentLeader().toCompletableFuture().join();
+        Optional<LeaderInfo> seen = candidates.get((first.id + 1) % 3).election.currentLeader();
         assertThat(seen).as("a non-leader sees the leader's term").map(LeaderInfo::term).contains(firstTerm);
 
         first.link.pause();

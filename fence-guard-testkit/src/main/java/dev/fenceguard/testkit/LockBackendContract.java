@@ -2,6 +2,8 @@ package dev.fenceguard.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LeaseSet;
@@ -21,11 +23,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,6 +53,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * <p>Most tests call the backend itself, with lock ids of their choosing (strangers, zombies). The
  * tests that take a {@link Face} run the same contract through a {@link LockClient}, once through its
  * blocking face and once through its asynchronous face, so every backend's suite proves both.
+ *
+ * @since 0.1
  */
 public abstract class LockBackendContract {
 
@@ -320,6 +327,114 @@ public abstract class LockBackendContract {
             assertThat(fences.get(i)).as("fences in holding order").isGreaterThan(fences.get(i - 1));
         }
         assertThat(locks.lookup(k)).isEmpty();
+    }
+
+    // --- Timeouts: the backend answers, the client alone gives up and undoes (see LockBackend's Javadoc) ---
+
+    /**
+     * A grant the server makes after the client stopped waiting for it: the caller hears {@code TIMEOUT}
+     * once, and the lock is released once, by the client, so the key is free at once rather than after
+     * a TTL. The link holds the acquire until the client has given up, then sends it (with a timeout of
+     * its own long enough for any server), so the grant is real and its answer arrives late; it counts
+     * every release that passes through it, and the backend has no other way to release.
+     */
+    @Test
+    void aGrantAnsweredAfterTheClientGaveUpIsReportedAsTimeoutOnceAndReleasedOnce() throws Exception {
+        LateLink link = new LateLink(backend());
+        List<Throwable> failures = new ArrayList<>();
+        LockClient locks = LockClient.builder(link).withMetrics(LockMetrics.none()).withCallTimeout(Duration.ofMillis(100)).build();
+        String k = keyPrefix() + "late-grant";
+        try {
+            locks.tryAcquire(k, LONG);
+        } catch (FenceGuardException e) {
+            failures.add(e);
+        }
+        assertThat(failures).as("what the caller heard").singleElement()
+                .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
+        LockId late = link.sendHeld(); // the server grants it now; the answer reaches a client that gave up
+        assertThat(link.granted.get(30, TimeUnit.SECONDS)).as("the server granted the late call").isPresent();
+        assertThat(link.firstRelease.get(30, TimeUnit.SECONDS)).as("the client released the late grant").isTrue();
+        assertThat(BlockingBackend.of(backend()).lookup(LockKey.of(k))).as("the key after the release").isEmpty();
+        // A client with the default call timeout: the 100 ms above is only there to give up on the held call
+        // soon, and a loaded machine can hold up a real call that long.
+        LockClient after = LockClient.builder(link).withMetrics(LockMetrics.none()).build();
+        Lease next = after.tryAcquire(k, LONG).orElseThrow(() -> new AssertionError("the key stayed locked by the late grant"));
+        assertThat(after.release(next)).isTrue();
+        assertThat(link.releases(late)).as("releases of the late grant's lock").isEqualTo(1);
+        assertThat(link.releases(next.lockId())).as("releases of the next lease").isEqualTo(1);
+    }
+
+    /** A link to a backend that holds the first acquire until told, and counts releases per lock id. */
+    private static final class LateLink implements LockBackend {
+        private final LockBackend backend;
+        private final Map<LockId, AtomicInteger> releases = new ConcurrentHashMap<>();
+        private final CompletableFuture<Runnable> held = new CompletableFuture<>();
+        final CompletableFuture<Optional<Grant>> granted = new CompletableFuture<>();
+        final CompletableFuture<Boolean> firstRelease = new CompletableFuture<>();
+        private volatile LockId heldId;
+
+        LateLink(LockBackend backend) {
+            this.backend = backend;
+        }
+
+        /** Sends the held acquire; its lock id. */
+        LockId sendHeld() throws Exception {
+            held.get(30, TimeUnit.SECONDS).run();
+            return heldId;
+        }
+
+        int releases(LockId lockId) {
+            AtomicInteger n = releases.get(lockId);
+            return n == null ? 0 : n.get();
+        }
+
+        @Override
+        public String name() {
+            return backend.name();
+        }
+
+        @Override
+        public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+            if (heldId != null) {
+                return backend.tryAcquire(key, lockId, ttl, timeout);
+            }
+            heldId = lockId;
+            CompletableFuture<Optional<Grant>> answer = new CompletableFuture<>();
+            held.complete(() -> backend.tryAcquire(key, lockId, ttl, LONG).whenComplete((grant, error) -> {
+                if (error != null) {
+                    granted.completeExceptionally(error);
+                    answer.completeExceptionally(error);
+                } else {
+                    granted.complete(grant);
+                    answer.complete(grant);
+                }
+            }));
+            return answer;
+        }
+
+        @Override
+        public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
+            releases.computeIfAbsent(lockId, id -> new AtomicInteger()).incrementAndGet();
+            return backend.release(key, lockId, timeout).whenComplete((released, error) -> {
+                if (lockId.equals(heldId)) {
+                    if (error != null) {
+                        firstRelease.completeExceptionally(error);
+                    } else {
+                        firstRelease.complete(released);
+                    }
+                }
+            });
+        }
+
+        @Override
+        public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
+            return backend.extend(key, lockId, ttl, timeout);
+        }
+
+        @Override
+        public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
+            return backend.lookup(key, timeout);
+        }
     }
 
     @Test

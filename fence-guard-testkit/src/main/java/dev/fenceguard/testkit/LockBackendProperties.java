@@ -6,7 +6,6 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
-import dev.fenceguard.core.ManualTimeSource;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
@@ -49,6 +48,8 @@ import net.jqwik.api.state.Transformer;
  * <p>Leases live 30 s (no chain runs that long); "let expire" shortens the holder's lease to
  * {@link #shortTtl()} and waits it out plus {@link #expirySlack()} in real time, while the model's
  * clock jumps. Each chain uses fresh keys, so the backend can be shared and keep state.
+ *
+ * @since 0.1
  */
 public abstract class LockBackendProperties {
 

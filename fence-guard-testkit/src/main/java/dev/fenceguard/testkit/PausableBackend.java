@@ -32,7 +32,7 @@ import java.util.function.Supplier;
  * <p>The caller's own time limits (the lock client's call timeout, a lease's remaining time) still
  * apply while paused, as they would in a process whose network is cut but whose clock runs.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class PausableBackend implements LockBackend {
 

@@ -7,7 +7,7 @@ import java.io.StringWriter;
  * What an exception shows wherever it ends up: for tests that a secret (a lock id, a row's data, a
  * server's message) appears in no exception a user may log or print.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class Printed {
 

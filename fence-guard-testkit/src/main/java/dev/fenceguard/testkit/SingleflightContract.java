@@ -42,13 +42,13 @@ import org.junit.jupiter.api.Timeout;
  * <pre>{@code
  * class PostgresSingleflightTest extends SingleflightContract {
  *     protected LockBackend lockBackend() { return backend; }
- *     protected FlightStore newStore() { return PostgresFlightStore.builder(dataSource).withTable(table).build(); }
+ *     protected FlightStore newStore() { return FenceGuardJdbc.builder(dataSource).withFlightTable(table).build().flightStore(); }
  * }
  * }</pre>
  *
  * <p>Stores that are {@link AutoCloseable} are closed after each test.
  *
- * @since 0.3
+ * @since 0.1
  */
 @Timeout(120) // a guard against a hang, not a timing assertion
 public abstract class SingleflightContract {
@@ -197,8 +197,8 @@ public abstract class SingleflightContract {
             LockBackend counted = new LookupSignal(link, this);
             this.client = LockClient.builder(counted).withMetrics(LockMetrics.none()).withCallTimeout(CALL)
                     .withReleaseTimeout(Duration.ofSeconds(2)).build();
-            this.flights = settings.apply(Singleflight.builder(client.async(), store).withMetrics(SingleflightMetrics.none())
-                    .withPollInterval(LONG).withMaxWait(Duration.ofMinutes(1)).withStoreTimeout(CALL)).build();
+            this.flights = settings.apply(Singleflight.builder(client, store).withMetrics(SingleflightMetrics.none())
+                    .withPollInterval(LONG).withMaxWait(Duration.ofMinutes(1)).withCallTimeout(CALL)).build();
         }
     }
 
@@ -253,7 +253,7 @@ public abstract class SingleflightContract {
         AtomicInteger works = new AtomicInteger();
         List<CompletableFuture<String>> callers = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            callers.add(leader.flights.runAsync(k, LONG, UTF8, lease -> {
+            callers.add(leader.flights.async().run(k, LONG, UTF8, lease -> {
                 works.incrementAndGet();
                 started.countDown();
                 return gate;
@@ -262,7 +262,7 @@ public abstract class SingleflightContract {
         assertThat(started.await(60, TimeUnit.SECONDS)).isTrue();
         for (Proc p : List.of(b, c)) {
             for (int i = 0; i < 5; i++) {
-                callers.add(p.flights.runAsync(k, LONG, UTF8, lease -> {
+                callers.add(p.flights.async().run(k, LONG, UTF8, lease -> {
                     works.incrementAndGet();
                     return CompletableFuture.completedFuture("not the leader's");
                 }).toCompletableFuture());
@@ -289,12 +289,12 @@ public abstract class SingleflightContract {
         String k = key(name);
         CompletableFuture<String> gate = new CompletableFuture<>();
         CountDownLatch started = new CountDownLatch(1);
-        CompletableFuture<String> first = leader.flights.runAsync(k, LONG, UTF8, lease -> {
+        CompletableFuture<String> first = leader.flights.async().run(k, LONG, UTF8, lease -> {
             started.countDown();
             return gate;
         }).toCompletableFuture();
         assertThat(started.await(60, TimeUnit.SECONDS)).isTrue();
-        CompletableFuture<String> second = waiter.flights.runAsync(k, LONG, UTF8,
+        CompletableFuture<String> second = waiter.flights.async().run(k, LONG, UTF8,
                 lease -> CompletableFuture.completedFuture("computed again, fence " + lease.fence().value())).toCompletableFuture();
         assertThat(asleep.await(60, TimeUnit.SECONDS)).as("the waiter listens and sleeps (poll: a day; lease: a day)").isTrue();
         return new Waiting(waiter, gate, first, second);
@@ -328,7 +328,7 @@ public abstract class SingleflightContract {
         Proc waiter = new Proc(null, store(), b -> b);
         String k = key("dead");
         CountDownLatch started = new CountDownLatch(1);
-        dead.flights.runAsync(k, Duration.ofSeconds(1), UTF8, lease -> {
+        dead.flights.async().run(k, Duration.ofSeconds(1), UTF8, lease -> {
             dead.link.pause(); // the process stops: no renewal, no release, no publish
             started.countDown();
             return new CompletableFuture<>();
@@ -347,7 +347,7 @@ public abstract class SingleflightContract {
         String k = key("zombie");
         CompletableFuture<String> zombieWork = new CompletableFuture<>();
         CompletableFuture<Lease> zombieLease = new CompletableFuture<>();
-        CompletableFuture<String> zombieCaller = zombie.flights.runAsync(k, Duration.ofSeconds(1), UTF8, lease -> {
+        CompletableFuture<String> zombieCaller = zombie.flights.async().run(k, Duration.ofSeconds(1), UTF8, lease -> {
             zombie.link.pause(); // paused mid-flight: its renewals stop
             zombieLease.complete(lease);
             return zombieWork;
@@ -357,7 +357,7 @@ public abstract class SingleflightContract {
 
         CompletableFuture<String> successorWork = new CompletableFuture<>();
         CountDownLatch successorStarted = new CountDownLatch(1);
-        CompletableFuture<String> successorCaller = successor.flights.runAsync(k, LONG, UTF8, lease -> {
+        CompletableFuture<String> successorCaller = successor.flights.async().run(k, LONG, UTF8, lease -> {
             successorStarted.countDown();
             return successorWork;
         }).toCompletableFuture();

@@ -6,7 +6,6 @@ import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockListener;
 import dev.fenceguard.core.LockMetrics;
-import dev.fenceguard.core.ManualTimeSource;
 import dev.fenceguard.core.internal.Checks;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import dev.fenceguard.testkit.internal.SwitchableBackend;
@@ -38,7 +37,7 @@ import java.util.function.Consumer;
  * <p>Scheduled work (renewals, backoff, deadlines) runs on the thread that calls
  * {@link ManualTimeSource#advance}, before it returns. Thread-safe. See the testkit's README.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class TestLocks {
 

@@ -77,6 +77,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link Builder#withStallProbability}), so a 10,000-attempt storm spends seconds, not minutes, stalled.
  *
  * <p>Instances are immutable; {@link #run()} may be called more than once (each run is a new storm).
+ *
+ * @since 0.1
  */
 public final class ZombieStorm {
 
@@ -585,7 +587,7 @@ public final class ZombieStorm {
          * half the workers contend through each.
          *
          * @throws IllegalArgumentException if no face is given, or one is given twice
-         * @since 0.2
+         * @since 0.1
          */
         public Builder withFaces(Face... faces) {
             List<Face> list = List.of(Objects.requireNonNull(faces, "faces"));

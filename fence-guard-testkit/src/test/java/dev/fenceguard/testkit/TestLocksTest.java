@@ -7,7 +7,7 @@ import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockListener;
-import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.LossCause;
 import dev.fenceguard.core.TimeSource;
 import java.time.Duration;
 import java.util.List;
@@ -89,7 +89,7 @@ class TestLocksTest {
         Lease lease = locks.lease("orders:42", 41);
         locks.expire(lease);
         assertThat(lease.isLost()).isTrue();
-        assertThat(lease.whenLost().toCompletableFuture()).isCompletedWithValue(LockMetrics.LossCause.TAKEN_OVER);
+        assertThat(lease.whenLost().toCompletableFuture()).isCompletedWithValue(LossCause.TAKEN_OVER);
         Lease released = locks.lease("orders:42", 50);
         released.close();
         locks.expire(released);
@@ -113,7 +113,7 @@ class TestLocksTest {
         assertThat(events).containsExactly("renew failed orders:42 UNAVAILABLE");
         locks.time().advance(Duration.ofSeconds(20));
         assertThat(events).last().isEqualTo("lost orders:42 fence 1 after UNAVAILABLE");
-        assertThat(held.get().whenLost().toCompletableFuture()).isCompletedWithValue(LockMetrics.LossCause.UNREACHABLE);
+        assertThat(held.get().whenLost().toCompletableFuture()).isCompletedWithValue(LossCause.UNREACHABLE);
         assertThatThrownBy(() -> locks.client().tryAcquire("orders:42", Duration.ofSeconds(30)))
                 .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE));
         assertThatThrownBy(() -> locks.lease("orders:1", 1)).isInstanceOf(IllegalStateException.class)

@@ -1,6 +1,6 @@
 package dev.fenceguard.examples.boot;
 
-import dev.fenceguard.jdbc.FencedTable;
+import dev.fenceguard.jooq.FencedTable;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import java.util.Arrays;
 import java.util.Map;
@@ -44,7 +44,7 @@ public class PaymentApplication {
     /** The orders table, guarded by its fence column. */
     @Bean
     FencedTable ordersTable(org.springframework.core.env.Environment env) {
-        String schema = env.getProperty("fence-guard.postgresql.schema", "public");
+        String schema = env.getProperty("fence-guard.jdbc.schema", "public");
         return FencedTable.builder(schema, "orders", "id", "fence_token").build();
     }
 

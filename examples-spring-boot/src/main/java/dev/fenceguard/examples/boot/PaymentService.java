@@ -1,9 +1,9 @@
 package dev.fenceguard.examples.boot;
 
-import dev.fenceguard.core.IdempotencyKey;
 import dev.fenceguard.core.Lease;
-import dev.fenceguard.jdbc.Assignments;
-import dev.fenceguard.jdbc.FencedTable;
+import dev.fenceguard.core.idempotency.IdempotencyKey;
+import dev.fenceguard.jooq.Assignments;
+import dev.fenceguard.jooq.FencedTable;
 import dev.fenceguard.spring.FencedLock;
 import dev.fenceguard.spring.jdbc.TransactionalFencedWrites;
 import org.springframework.beans.factory.ObjectProvider;

@@ -43,7 +43,7 @@ class PaymentApplicationTest {
             }
         }));
         app = application.run("--spring.datasource.url=" + url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema.name(),
-                "--fence-guard.postgresql.schema=" + schema.name(), "--server.port=0");
+                "--fence-guard.jdbc.schema=" + schema.name(), "--server.port=0");
         base = "http://127.0.0.1:" + ((WebServerApplicationContext) app).getWebServer().getPort();
     }
 
@@ -131,5 +131,13 @@ class PaymentApplicationTest {
         assertThat(lookup.statusCode()).as(lookup.body()).isEqualTo(400);
         assertThat(charges()).as("no charge made").isEqualTo(before);
         assertThat(post("/orders/o-64-" + "x".repeat(59) + "/pay?worker=web").statusCode()).as("64 characters are fine").isEqualTo(200);
+    }
+
+    @Test
+    void theReadmesPayMethodRunsUnderTheLockAndWritesWithItsFence() throws Exception {
+        ReadmePayments.Receipt receipt = app.getBean(ReadmePayments.class).pay("o-readme", 4200, null);   // the lease comes from @FencedLock
+        assertThat(receipt.charge()).startsWith("ch_");
+        assertThat(schema.query("SELECT status || ' ' || (fence_token > 0) FROM " + schema.name() + ".orders WHERE id = 'o-readme'"))
+                .containsExactly("paid true");
     }
 }

@@ -4,10 +4,10 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.jdbc.Assignments;
-import dev.fenceguard.jdbc.FencedTable;
-import dev.fenceguard.jdbc.FencedWriter;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
+import dev.fenceguard.jooq.Assignments;
+import dev.fenceguard.jooq.FencedTable;
+import dev.fenceguard.jooq.FencedWriter;
 import dev.fenceguard.redis.FenceGuardRedis;
 import io.lettuce.core.RedisClient;
 import java.sql.Connection;
@@ -37,7 +37,7 @@ public final class ModularQuickStart {
                     + "lock_id TEXT NULL, expires_at TIMESTAMPTZ NULL, acquired_at TIMESTAMPTZ NULL)");
             sql(ds, "CREATE TABLE " + schema + ".orders (id BIGINT PRIMARY KEY, status TEXT NOT NULL, fence_token BIGINT NOT NULL DEFAULT 0)");
             sql(ds, "INSERT INTO " + schema + ".orders (id, status) VALUES (42, 'new')");
-            LockClient locks = LockClient.builder(PostgresLockBackend.builder(ds).withSchema(schema).build())
+            LockClient locks = LockClient.builder(FenceGuardJdbc.builder(ds).withSchema(schema).build().lockBackend())
                     .withMetrics(LockMetrics.none()).build();
             FencedWriter orders = FencedTable.builder(schema, "orders", "id", "fence_token").withKeyType(Long.class)
                     .withMetrics(LockMetrics.none()).build().on(ds);
@@ -63,11 +63,11 @@ public final class ModularQuickStart {
             redis.fencedWrites().warmUp();
             String key = schema + ":stock";
             WriteOutcome set = locks.withLock("stock", Duration.ofSeconds(30), Duration.ofSeconds(5),
-                    lease -> redis.fencedWrites().set(key, "41", lease.fence())).orElseThrow();
+                    lease -> redis.fencedWrites().set(key, lease.fence(), "41")).orElseThrow();
             FenceToken first = FenceToken.of(((WriteOutcome.Applied) set).fence());
             locks.withLock("stock", Duration.ofSeconds(30), Duration.ofSeconds(5),
-                    lease -> redis.fencedWrites().set(key, "40", lease.fence())).orElseThrow();
-            WriteOutcome zombie = redis.fencedWrites().set(key, "39", first);
+                    lease -> redis.fencedWrites().set(key, lease.fence(), "40")).orElseThrow();
+            WriteOutcome zombie = redis.fencedWrites().set(key, first, "39");
             System.out.println("redis: " + set + "; a stale write: " + zombie);
             ok &= set.isApplied() && zombie instanceof WriteOutcome.Stale;
             client.connect().sync().del(key, redis.fencedWrites().fenceKeyOf(key), redis.lockBackend().fenceKeyOf("stock"));

@@ -8,7 +8,7 @@ import java.util.Objects;
  * {@link IdempotencyResult.FailedFinally} with it instead of running the work again. Any other
  * exception marks the attempt retryable: the next claim runs the work again.
  *
- * @since 0.3
+ * @since 0.1
  */
 public class FinalFailure extends RuntimeException {
 

@@ -17,7 +17,7 @@ import java.util.Objects;
  * }</pre>
  *
  * @param hex the digest in lowercase hex, 1 to 128 characters
- * @since 0.3
+ * @since 0.1
  */
 public record Fingerprint(String hex) {
 

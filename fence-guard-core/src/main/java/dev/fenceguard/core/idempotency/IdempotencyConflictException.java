@@ -8,7 +8,7 @@ import dev.fenceguard.core.FenceGuardException;
  * claimed with: the key is being used for two different operations. Nothing was written and the work
  * did not run. Code {@link ErrorCode#IDEMPOTENCY_CONFLICT}.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class IdempotencyConflictException extends FenceGuardException {
 

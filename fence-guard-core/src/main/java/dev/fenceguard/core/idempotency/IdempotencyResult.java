@@ -6,11 +6,11 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * How one {@link IdempotencyStore#execute} ended, when it did not fail: the work ran now, its recorded
+ * How one {@link IdempotencyStore#call} ended, when it did not fail: the work ran now, its recorded
  * result was replayed, another holder is still running it, or it failed for good earlier.
  *
  * @param <T> the work's result type
- * @since 0.3
+ * @since 0.1
  */
 public sealed interface IdempotencyResult<T> {
 

@@ -2,26 +2,17 @@ package dev.fenceguard.core.idempotency;
 
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
-import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
-import dev.fenceguard.core.LockKey;
-import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.StaleFenceException;
-import dev.fenceguard.core.internal.Checks;
+import dev.fenceguard.core.internal.Stages;
 import dev.fenceguard.core.spi.IdempotencyBackend;
-import dev.fenceguard.core.spi.IdempotencyEntry;
-import dev.fenceguard.core.spi.IdempotencyState;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.function.Supplier;
 
 /**
  * The server side of an idempotency key: what happened to each operation, fenced. One call wraps a
@@ -32,15 +23,19 @@ import java.util.function.Supplier;
  * {@link IdempotencyConflictException}.
  *
  * <pre>{@code
- * IdempotencyStore charges = IdempotencyStore.builder(postgresIdempotencyBackend).withRetention(Duration.ofDays(1)).build();
- * locks.withLock("order:" + orderId, ttl, lease -> {
+ * IdempotencyStore charges = IdempotencyStore.builder(idempotencyBackend).withRetention(Duration.ofDays(1)).build();
+ * locks.withLock("order:" + orderId, Duration.ofSeconds(30), Duration.ofSeconds(5), lease -> {
  *     String key = IdempotencyKey.builder(Profile.STRIPE).scope("shop").id(orderId).operation("charge").build();
  *     IdempotencyResult<String> charge = charges.call(key, Fingerprint.ofParts(orderId, amount), lease,
  *             ResultCodec.utf8(), () -> gateway.charge(key, amount));      // runs at most once per key, fenced
- *     orders.markPaid(orderId, charge.result().orElseThrow(), lease.fence());
- *     return null;
+ *     return charge.result().orElseThrow();
  * });
  * }</pre>
+ *
+ * <p>This is the blocking face; {@link #async()} gives the same operations returning
+ * {@code CompletionStage}s ({@link AsyncIdempotencyStore}). The blocking face runs the work on the
+ * calling thread (so the lease stays in its {@link dev.fenceguard.core.LockContext}) and waits on the
+ * asynchronous face for the claim and the record.
  *
  * <p><b>Fenced.</b> A result is recorded only if the recorder's fence is still the newest claim of the
  * key: a zombie that finishes after its successor claimed gets a {@link StaleFenceException} and
@@ -57,7 +52,7 @@ import java.util.function.Supplier;
  * batches. Bad input fails with {@link IllegalArgumentException} before any I/O. Immutable and
  * thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class IdempotencyStore {
 
@@ -66,16 +61,10 @@ public final class IdempotencyStore {
     /** Largest purge batch. */
     public static final int MAX_PURGE_BATCH = 10_000;
 
-    private final IdempotencyBackend backend;
-    private final Duration retention;
-    private final Duration callTimeout;
-    private final LockMetrics metrics;
+    private final AsyncIdempotencyStore async;
 
-    private IdempotencyStore(Builder b) {
-        this.backend = b.backend;
-        this.retention = b.retention;
-        this.callTimeout = b.callTimeout;
-        this.metrics = b.metrics;
+    private IdempotencyStore(AsyncIdempotencyStore async) {
+        this.async = async;
     }
 
     /**
@@ -87,70 +76,50 @@ public final class IdempotencyStore {
         return new Builder(backend);
     }
 
-    /** The backend this store keeps its entries in. */
-    public IdempotencyBackend backend() {
-        return backend;
+    /** The non-blocking face of this store: same settings, same backend. */
+    public AsyncIdempotencyStore async() {
+        return async;
     }
 
     /**
-     * Runs {@code work} at most once per key and fingerprint under {@code lease}'s fence, as described
-     * in the class comment. The claim holds off newer holders for the time the lease has left.
+     * Claims {@code key}, runs {@code work} on the calling thread, records its outcome: at most once per
+     * key and fingerprint under {@code lease}'s fence, as described in the class comment. The claim holds
+     * off newer holders for the time the lease has left.
      *
      * @param key the idempotency key (a valid lock key: 1 to 512 UTF-8 bytes, no NUL)
-     * @param work starts the work; called on the thread that completes the claim (a driver's thread):
-     *     hand blocking work to an executor of yours
-     * @return a stage of how the call ended; it fails with the work's own exception, an
-     *     {@link IdempotencyConflictException}, a {@link StaleFenceException} if a newer holder claimed
-     *     the key, or a {@link FenceGuardException} from the backend
+     * @param fingerprint what the request said; a retry under the same key must carry the same one
+     * @param lease a lease you hold on the lock that guards this key
+     * @param codec turns the result into the bytes the store keeps, and back for a replay
+     * @param work the work
+     * @return how the call ended
+     * @throws Exception what {@code work} threw (after its failure was recorded)
+     * @throws IdempotencyConflictException if the key was claimed with another fingerprint
+     * @throws StaleFenceException if a newer holder claimed the key
+     * @throws FenceGuardException if the backend fails or does not answer in time; an interrupt while
+     *     waiting for the backend ends the wait with {@link ErrorCode#TIMEOUT} and keeps the thread's flag
      * @throws IllegalArgumentException if the key is invalid or the lease is no longer valid (before any I/O)
-     */
-    public <T> CompletionStage<IdempotencyResult<T>> execute(String key, Fingerprint fingerprint, Lease lease,
-            ResultCodec<T> codec, Supplier<? extends CompletionStage<? extends T>> work) {
-        Objects.requireNonNull(lease, "lease");
-        return execute(key, fingerprint, lease.fence(), claimTtl(lease, key), codec, work);
-    }
-
-    /**
-     * Same as {@link #execute(String, Fingerprint, Lease, ResultCodec, Supplier)} with a fence and a
-     * claim TTL of your own (the fence of a lease you hold on the key's lock, and at most the time that
-     * lease has left).
-     *
-     * @throws IllegalArgumentException if the key or TTL is invalid (before any I/O)
-     */
-    public <T> CompletionStage<IdempotencyResult<T>> execute(String key, Fingerprint fingerprint, FenceToken fence,
-            Duration claimTtl, ResultCodec<T> codec, Supplier<? extends CompletionStage<? extends T>> work) {
-        Call<T> call = new Call<>(key, fingerprint, fence, claimTtl, codec);
-        Objects.requireNonNull(work, "work");
-        return claim(call).thenCompose(done -> {
-            if (done.isPresent()) {
-                return CompletableFuture.completedFuture(done.get());
-            }
-            CompletionStage<? extends T> running;
-            try {
-                running = Objects.requireNonNull(work.get(), "work must not return a null stage");
-            } catch (RuntimeException | Error e) {
-                running = CompletableFuture.failedFuture(e);
-            }
-            return running.handle((value, error) -> error == null ? recordSuccess(call, value) : recordFailure(call, unwrap(error)))
-                    .thenCompose(s -> s);
-        });
-    }
-
-    /**
-     * The blocking face: claims, runs {@code work} on the calling thread, records. See
-     * {@link #execute(String, Fingerprint, Lease, ResultCodec, Supplier)}.
-     *
-     * @throws Exception what {@code work} threw (after its failure was recorded), or as for the stage of
-     *     {@code execute}; an interrupt while waiting for the backend ends the wait with
-     *     {@link ErrorCode#TIMEOUT} and keeps the thread's flag
-     * @throws IllegalArgumentException if the key is invalid or the lease is no longer valid (before any I/O)
+     * @throws NullPointerException if an argument is null
      */
     public <T> IdempotencyResult<T> call(String key, Fingerprint fingerprint, Lease lease, ResultCodec<T> codec,
             Callable<? extends T> work) throws Exception {
         Objects.requireNonNull(lease, "lease");
-        Call<T> call = new Call<>(key, fingerprint, lease.fence(), claimTtl(lease, key), codec);
+        return call(key, fingerprint, lease.fence(), AsyncIdempotencyStore.claimTtl(lease, key), codec, work);
+    }
+
+    /**
+     * Same as {@link #call(String, Fingerprint, Lease, ResultCodec, Callable)} with a fence and a claim TTL
+     * of your own (the fence of a lease you hold on the key's lock, and at most the time that lease has
+     * left).
+     *
+     * @throws Exception as for {@link #call(String, Fingerprint, Lease, ResultCodec, Callable)}
+     * @throws IllegalArgumentException if the key or TTL is invalid (before any I/O)
+     * @throws NullPointerException if an argument is null
+     */
+    public <T> IdempotencyResult<T> call(String key, Fingerprint fingerprint, FenceToken fence, Duration claimTtl,
+            ResultCodec<T> codec, Callable<? extends T> work) throws Exception {
+        AsyncIdempotencyStore.Call<T> call = new AsyncIdempotencyStore.Call<>(key, fingerprint, fence, claimTtl, codec);
         Objects.requireNonNull(work, "work");
-        Optional<IdempotencyResult<T>> done = await(claim(call), call.key);
+        Optional<IdempotencyResult<T>> done = await(async.claim(call), key);
         if (done.isPresent()) {
             return done.get();
         }
@@ -158,150 +127,45 @@ public final class IdempotencyStore {
         try {
             value = work.call();
         } catch (Exception | Error e) {
-            await(recordFailure(call, e), call.key);
+            await(async.recordFailure(call, e), key);
             throw e; // not reached: recordFailure's stage fails with e
         }
-        return await(recordSuccess(call, value), call.key);
+        return await(async.recordSuccess(call, value), key);
     }
 
     /**
-     * What the store holds for {@code key} (state, holder fence, expiry; never run), for diagnostics.
+     * What the store holds for {@code key}: where the operation stands, the holder's fence, the expiry;
+     * for diagnostics. It runs nothing.
      *
+     * @return the entry, or empty if there is none or its retention has passed
      * @throws IllegalArgumentException if the key is invalid (before any I/O)
+     * @throws FenceGuardException if the backend fails or does not answer in time
      */
-    public CompletionStage<Optional<IdempotencyEntry>> lookup(String key) {
-        return backend.lookup(LockKey.of(key), callTimeout);
+    public Optional<IdempotencyInfo> lookup(String key) {
+        return Stages.awaitUninterruptibly(async.lookup(key).toCompletableFuture(), key, "idempotency lookup");
     }
 
     /**
      * Deletes at most {@code maxEntries} entries whose retention has passed, in one round trip. Call it
      * on a schedule, from one process or many; on Redis entries expire by themselves and this answers 0.
      *
-     * @return a stage of how many were deleted (fewer than {@code maxEntries}: none are left for now)
+     * @return how many were deleted (fewer than {@code maxEntries}: none are left for now)
      * @throws IllegalArgumentException unless {@code maxEntries} is 1 to {@value #MAX_PURGE_BATCH}
+     * @throws FenceGuardException if the backend fails or does not answer in time
      */
-    public CompletionStage<Integer> purge(int maxEntries) {
-        if (maxEntries < 1 || maxEntries > MAX_PURGE_BATCH) {
-            throw new IllegalArgumentException("maxEntries must be 1 to " + MAX_PURGE_BATCH + ", was " + maxEntries);
-        }
-        return backend.purge(maxEntries, callTimeout);
+    public int purge(int maxEntries) {
+        return Stages.awaitUninterruptibly(async.purge(maxEntries).toCompletableFuture(), null, "idempotency purge");
     }
 
     @Override
     public String toString() {
-        return "IdempotencyStore[" + backend + ", retention " + retention + "]";
+        return async.toString().replaceFirst("^AsyncIdempotencyStore", "IdempotencyStore");
     }
 
-    // --- the steps ---
-
-    /** Validated arguments of one call. */
-    private record Call<T>(String key, LockKey lockKey, Fingerprint fingerprint, FenceToken fence, Duration ttl, ResultCodec<T> codec) {
-        Call(String key, Fingerprint fingerprint, FenceToken fence, Duration ttl, ResultCodec<T> codec) {
-            this(key, LockKey.of(Objects.requireNonNull(key, "key")), Objects.requireNonNull(fingerprint, "fingerprint"),
-                    Objects.requireNonNull(fence, "fence"), Checks.ttl(ttl, key), Objects.requireNonNull(codec, "codec"));
-        }
-    }
-
-    private static Duration claimTtl(Lease lease, String key) {
-        long millis = (lease.remaining().toNanos() + 999_999) / 1_000_000; // up: the claim must not end before the lease
-        if (!lease.isValid() || millis < 1) {
-            throw new IllegalArgumentException("the lease is no longer valid (idempotency key '" + key + "'): take a new one");
-        }
-        return Duration.ofMillis(millis);
-    }
-
-    /** The claim; empty if this call now holds the key and must run the work, else how the call ends. */
-    private <T> CompletionStage<Optional<IdempotencyResult<T>>> claim(Call<T> call) {
-        return backend.claim(call.lockKey, call.fingerprint.hex(), call.fence.value(), call.ttl, retention, callTimeout)
-                .thenApply(entry -> answer(call, entry));
-    }
-
-    private <T> Optional<IdempotencyResult<T>> answer(Call<T> call, IdempotencyEntry entry) {
-        String name = backend.name();
-        if (!entry.fingerprint().equals(call.fingerprint.hex())) {
-            metrics.idempotency(name, LockMetrics.IdempotencyAnswer.CONFLICT);
-            throw new IdempotencyConflictException(call.key);
-        }
-        long mine = call.fence.value();
-        switch (entry.state()) {
-            case COMPLETED -> {
-                metrics.idempotency(name, LockMetrics.IdempotencyAnswer.HIT);
-                return Optional.of(new IdempotencyResult.Replayed<>(call.codec.decode(entry.result()), FenceToken.of(entry.fence())));
-            }
-            case FAILED_FINAL -> {
-                metrics.idempotency(name, LockMetrics.IdempotencyAnswer.HIT);
-                return Optional.of(new IdempotencyResult.FailedFinally<>(new String(entry.result(), StandardCharsets.UTF_8),
-                        FenceToken.of(entry.fence())));
-            }
-            case IN_PROGRESS -> {
-                if (entry.fence() == mine) {
-                    return Optional.empty();
-                }
-                if (entry.fence() < mine) {
-                    metrics.idempotency(name, LockMetrics.IdempotencyAnswer.IN_PROGRESS);
-                    return Optional.of(new IdempotencyResult.InProgress<>(FenceToken.of(entry.fence()), entry.expiresAt()));
-                }
-                throw stale(call, entry.fence());
-            }
-            case FAILED_RETRYABLE -> throw stale(call, entry.fence()); // left as it was: only an older fence
-        }
-        throw new IllegalStateException("unreachable");
-    }
-
-    private <T> CompletionStage<IdempotencyResult<T>> recordSuccess(Call<T> call, T value) {
-        byte[] bytes;
-        try {
-            bytes = Objects.requireNonNull(call.codec.encode(value), "codec must not encode to null");
-            requireSize(call, bytes);
-        } catch (RuntimeException e) {
-            // Nothing can be recorded for this result: let the next attempt run it again.
-            return recordFailure(call, e);
-        }
-        return backend.record(call.lockKey, call.fence.value(), IdempotencyState.COMPLETED, bytes, retention, callTimeout)
-                .thenApply(refused -> {
-                    if (refused.isPresent()) {
-                        throw stale(call, refused.getAsLong());
-                    }
-                    return new IdempotencyResult.Executed<>(value, call.fence);
-                });
-    }
-
-    /** Records the failure (final or retryable); the stage then fails with {@code error} itself. */
-    private <T> CompletionStage<IdempotencyResult<T>> recordFailure(Call<T> call, Throwable error) {
-        boolean fin = error instanceof FinalFailure;
-        byte[] reason = fin ? ((FinalFailure) error).reason().getBytes(StandardCharsets.UTF_8) : new byte[0];
-        if (reason.length > MAX_RESULT_BYTES) {
-            reason = java.util.Arrays.copyOf(reason, MAX_RESULT_BYTES);
-        }
-        return backend.record(call.lockKey, call.fence.value(), fin ? IdempotencyState.FAILED_FINAL : IdempotencyState.FAILED_RETRYABLE,
-                reason, retention, callTimeout).handle((refused, recordError) -> {
-                    if (recordError != null) {
-                        error.addSuppressed(unwrap(recordError));
-                    } else if (refused.isPresent()) {
-                        error.addSuppressed(stale(call, refused.getAsLong()));
-                    }
-                    throw error instanceof RuntimeException r ? r : new CompletionException(error);
-                });
-    }
-
-    private static void requireSize(Call<?> call, byte[] bytes) {
-        if (bytes.length > MAX_RESULT_BYTES) {
-            throw new IllegalArgumentException("an encoded result must be at most " + MAX_RESULT_BYTES + " bytes, was "
-                    + bytes.length + " (idempotency key '" + call.key + "')");
-        }
-    }
-
-    private static StaleFenceException stale(Call<?> call, long current) {
-        return new StaleFenceException("idempotency key '" + call.key + "'", call.fence.value(), current, FencePolicy.SAME_OR_NEWER);
-    }
-
-    private static Throwable unwrap(Throwable e) {
-        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
-    }
-
+    /**
+     * Waits for one step of a call; the interrupt flag is kept and the wait ends with {@code TIMEOUT}, since
+     * the step may or may not have run on the server.
+     */
     private static <V> V await(CompletionStage<V> stage, String key) throws Exception {
         try {
             return stage.toCompletableFuture().get();
@@ -310,7 +174,7 @@ public final class IdempotencyStore {
             throw new FenceGuardException(ErrorCode.TIMEOUT, key, "interrupted while waiting for the idempotency store; "
                     + "the step may or may not have run", e);
         } catch (ExecutionException e) {
-            Throwable cause = unwrap(e);
+            Throwable cause = Stages.unwrap(e);
             if (cause instanceof Exception x) {
                 throw x;
             }
@@ -320,15 +184,15 @@ public final class IdempotencyStore {
 
     /**
      * Options of an {@link IdempotencyStore}. Defaults: retention 24 hours, call timeout 5 s,
-     * {@link LockMetrics#automatic()}. Not thread-safe; {@link #build()} copies.
+     * {@link IdempotencyMetrics#automatic()}. Not thread-safe; {@link #build()} copies.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public static final class Builder {
         private final IdempotencyBackend backend;
         private Duration retention = Duration.ofHours(24);
         private Duration callTimeout = Duration.ofSeconds(5);
-        private LockMetrics metrics = LockMetrics.automatic();
+        private IdempotencyMetrics metrics = IdempotencyMetrics.automatic();
 
         private Builder(IdempotencyBackend backend) {
             this.backend = Objects.requireNonNull(backend, "backend");
@@ -351,7 +215,8 @@ public final class IdempotencyStore {
         }
 
         /**
-         * The bound of each backend call (claim, record, lookup, purge).
+         * How long one call to the backend (claim, record, lookup, purge) may take before it fails with
+         * {@code TIMEOUT}. Default 5 s.
          *
          * @throws IllegalArgumentException unless positive and at most 10 minutes
          */
@@ -364,19 +229,19 @@ public final class IdempotencyStore {
             return this;
         }
 
-        /** Where hits, conflicts and in-progress answers are counted; default {@link LockMetrics#automatic()}. */
-        public Builder withMetrics(LockMetrics metrics) {
+        /**
+         * Where hits, conflicts and in-progress answers are counted; default {@link IdempotencyMetrics#automatic()}.
+         *
+         * @throws NullPointerException if {@code metrics} is null
+         */
+        public Builder withMetrics(IdempotencyMetrics metrics) {
             this.metrics = Objects.requireNonNull(metrics, "metrics");
             return this;
         }
 
         /** A store with these settings. */
         public IdempotencyStore build() {
-            Builder copy = new Builder(backend);
-            copy.retention = retention;
-            copy.callTimeout = callTimeout;
-            copy.metrics = metrics;
-            return new IdempotencyStore(copy);
+            return new IdempotencyStore(new AsyncIdempotencyStore(backend, retention, callTimeout, metrics));
         }
     }
 }

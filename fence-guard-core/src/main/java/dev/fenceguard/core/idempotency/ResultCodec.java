@@ -9,7 +9,7 @@ import java.util.Objects;
  * store's retention.
  *
  * @param <T> the result type
- * @since 0.3
+ * @since 0.1
  */
 public interface ResultCodec<T> {
 

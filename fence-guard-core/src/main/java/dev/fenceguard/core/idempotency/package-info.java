@@ -5,6 +5,6 @@
  * {@link dev.fenceguard.core.spi.IdempotencyBackend} from a backend module (PostgreSQL, Redis,
  * Firestore) or {@link dev.fenceguard.core.memory.InMemoryIdempotencyBackend}.
  *
- * @since 0.3
+ * @since 0.1
  */
 package dev.fenceguard.core.idempotency;

@@ -1,9 +1,7 @@
 package dev.fenceguard.core.internal;
 
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
@@ -18,9 +16,8 @@ import java.util.function.LongSupplier;
  * registers its deadline in a concurrent set (and removes it when answered); a sweep is scheduled for
  * the earliest deadline only when it is earlier than the one already armed, so a steady stream of calls
  * with equal timeouts schedules about one sweep per timeout period. A sweep fires the expired calls'
- * actions and re-arms for the earliest deadline left. Sweeps run on the scheduler's thread (the JDK's
- * shared delay scheduler for {@link #Deadlines()}, which the Redis module uses; the lock client passes
- * its own timer), one at a time; actions must not block.
+ * actions and re-arms for the earliest deadline left. Sweeps run on the scheduler's thread ({@link Timer}'s,
+ * for the process's one instance {@link Timer#deadlines()}), one at a time; actions must not block.
  */
 public final class Deadlines {
 
@@ -35,7 +32,7 @@ public final class Deadlines {
         }
     }
 
-    /** Runs a task after a delay; the JDK's shared delay scheduler in production, a hand-driven one in tests. */
+    /** Runs a task after a delay; the timer thread in production, a hand-driven one in tests. */
     public interface Scheduler {
         void schedule(long delayNanos, Runnable task);
     }
@@ -48,11 +45,6 @@ public final class Deadlines {
     private final AtomicLong armedAt = new AtomicLong(NONE);
     private final LongSupplier clock;
     private final Scheduler scheduler;
-
-    /** On {@link System#nanoTime()} and the JDK's shared delay scheduler. */
-    public Deadlines() {
-        this(System::nanoTime, (delay, task) -> CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(task));
-    }
 
     /** On {@code clock} (nanoseconds, like {@link System#nanoTime()}), with sweeps run by {@code scheduler}. */
     public Deadlines(LongSupplier clock, Scheduler scheduler) {

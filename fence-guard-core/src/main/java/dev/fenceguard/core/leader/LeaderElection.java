@@ -1,24 +1,16 @@
 package dev.fenceguard.core.leader;
 
 import dev.fenceguard.core.AsyncLockClient;
-import dev.fenceguard.core.Lease;
+import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockKey;
-import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.TimeSource;
 import dev.fenceguard.core.internal.Checks;
-import dev.fenceguard.core.internal.Redacted;
+import dev.fenceguard.core.internal.Stages;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Queue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One candidate for a named leadership. Candidates in any number of processes campaign for the same
@@ -28,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * has its writes refused by every fenced resource.
  *
  * <pre>{@code
- * LeaderElection election = LeaderElection.builder(lockClient.async(), "billing-scheduler")
+ * LeaderElection election = LeaderElection.builder(lockClient, "billing-scheduler")
  *         .withTtl(Duration.ofSeconds(15))
  *         .onEvents(new LeadershipListener() {
  *             public void elected(Leadership term) { scheduler.startRunning(term); }
@@ -38,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * election.start();
  * ...
  * // in the scheduler, every write carries the term:
- * invoices.on(ctx).update(id, term.term(), values).orThrow();
+ * invoices.on(dataSource).update(id, term.term(), Assignments.of("status", "sent")).orThrow();
  * }</pre>
  *
  * <p>A term is announced only on a valid lease: a grant that arrives after its TTL has run out is
@@ -49,46 +41,18 @@ import org.slf4j.LoggerFactory;
  * lock acquire with the client's backoff (full jitter), so candidates that lose do not poll in step.
  * After a failure to reach the backend the candidate retries after a jittered delay.
  *
- * <p>Not tied to threads: no thread is held while campaigning or leading. Thread-safe.
+ * <p>This is the blocking face: {@link #resign()}, {@link #stop()} and {@link #currentLeader()} wait for
+ * the backend; {@link #async()} gives the same candidate with those returning {@code CompletionStage}s
+ * ({@link AsyncLeaderElection}). Campaigning and leading hold no thread in either face. Thread-safe.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class LeaderElection implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
+    private final AsyncLeaderElection async;
 
-    private final AsyncLockClient locks;
-    private final String name;
-    private final Duration ttl;
-    private final Duration campaignWait;
-    private final Duration retryDelay;
-    private final LeadershipListener listener;
-    private final TimeSource time;
-    private final LockMetrics metrics;
-
-    private final Object guard = new Object();
-    private boolean running;
-    private long generation;
-    private CompletableFuture<?> campaign;
-    private Future<?> retry;
-    private Leadership current;
-    private CompletableFuture<Boolean> termEnd;
-    private LeadershipListener.Revocation endingBecause;
-    /** Listener calls waiting to run; run by {@link #drainCallbacks()}, one at a time. */
-    private final Queue<Runnable> callbacks = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger draining = new AtomicInteger();
-    /** The thread running listener calls now, if any: a close() from a listener must not wait for itself. */
-    private volatile Thread drainingThread;
-
-    private LeaderElection(Builder b) {
-        this.locks = b.locks;
-        this.name = b.name;
-        this.ttl = b.ttl;
-        this.campaignWait = b.campaignWait;
-        this.retryDelay = b.retryDelay;
-        this.listener = b.listener;
-        this.time = b.time;
-        this.metrics = b.metrics;
+    private LeaderElection(AsyncLeaderElection async) {
+        this.async = async;
     }
 
     /**
@@ -96,304 +60,131 @@ public final class LeaderElection implements AutoCloseable {
      * be a valid one, and no other code may lock it.
      *
      * @throws IllegalArgumentException if {@code name} is not a valid lock key
+     * @throws NullPointerException if an argument is null
      */
-    public static Builder builder(AsyncLockClient locks, String name) {
-        return new Builder(locks, name);
+    public static Builder builder(LockClient locks, String name) {
+        return new Builder(Objects.requireNonNull(locks, "locks").async(), name);
     }
 
     /**
      * The current leader of {@code name}, as the backend sees it: its term and expiry, never its lock
      * id. Anyone can ask; it does not campaign.
      *
-     * @return a stage of the leader, or of empty if no lease on {@code name} is live
+     * @return the leader, or empty if no lease on {@code name} is live
      * @throws IllegalArgumentException if {@code name} is not a valid lock key (before any I/O)
+     * @throws FenceGuardException if the backend fails or does not answer within the lock client's call timeout
      */
-    public static CompletionStage<Optional<LeaderInfo>> currentLeader(AsyncLockClient locks, String name) {
+    public static Optional<LeaderInfo> currentLeader(LockClient locks, String name) {
         Objects.requireNonNull(locks, "locks");
-        String key = LockKey.of(name).value();
-        return locks.lookup(key).thenApply(info -> info.map(i -> new LeaderInfo(key, i.fence(), i.expiresAt())));
+        return Stages.awaitUninterruptibly(AsyncLeaderElection.currentLeader(locks.async(), name).toCompletableFuture(),
+                name, "leader lookup");
+    }
+
+    /** The non-blocking face of this candidate: the same candidate, its stages instead of waits. */
+    public AsyncLeaderElection async() {
+        return async;
     }
 
     /** The name campaigned for. */
     public String name() {
-        return name;
+        return async.name();
     }
 
-    /** Starts campaigning; does nothing if already started. Returns at once. */
+    /** Starts campaigning; does nothing if already started. Returns at once: campaigning needs no thread. */
     public void start() {
-        long gen;
-        synchronized (guard) {
-            if (running) {
-                return;
-            }
-            running = true;
-            gen = ++generation;
-        }
-        campaign(gen);
+        async.start();
     }
 
     /** Whether this candidate has been started and not stopped. */
     public boolean isRunning() {
-        synchronized (guard) {
-            return running;
-        }
+        return async.isRunning();
     }
 
     /** Whether this process leads now, by its own view ({@link Leadership#isValid()}). */
     public boolean isLeader() {
-        return leadership().isPresent();
+        return async.isLeader();
     }
 
     /** The current term if this process leads now, by its own view. */
     public Optional<Leadership> leadership() {
-        Leadership l;
-        synchronized (guard) {
-            l = current;
-        }
-        return l != null && l.isValid() ? Optional.of(l) : Optional.empty();
+        return async.leadership();
     }
 
-    /** Same as {@link #currentLeader(AsyncLockClient, String)} for this candidate's name. */
-    public CompletionStage<Optional<LeaderInfo>> currentLeader() {
-        return currentLeader(locks, name);
+    /**
+     * Same as {@link #currentLeader(LockClient, String)} for this candidate's name.
+     *
+     * @throws FenceGuardException if the backend fails or does not answer within the lock client's call timeout
+     */
+    public Optional<LeaderInfo> currentLeader() {
+        return Stages.awaitUninterruptibly(async.currentLeader().toCompletableFuture(), name(), "leader lookup");
     }
 
     /**
      * Gives up the current term, if any, so that another candidate can lead, and keeps campaigning:
      * this candidate campaigns again only after the retry delay, to let the others in first. The
-     * listener hears {@link LeadershipListener.Revocation#RESIGNED} before the lock is released.
-     *
-     * @return a stage that completes when the lock has been released (or the release failed and the
-     *     lock is left to expire at its TTL); at once if this process does not lead
+     * listener hears {@link LeadershipListener.Revocation#RESIGNED} before the lock is released. Waits
+     * until the lock has been released (or the release failed and the lock is left to expire at its TTL),
+     * bounded by the lock client's release timeout; called from a {@link LeadershipListener} call it does
+     * not wait, since the revocation runs after that call returns.
      */
-    public CompletionStage<Void> resign() {
-        return endTerm(LeadershipListener.Revocation.RESIGNED);
+    public void resign() {
+        await(async.resign());
     }
 
     /**
      * Stops campaigning, and resigns if this process leads (the listener hears
      * {@link LeadershipListener.Revocation#STOPPED}). A grant that arrives after the stop is released.
-     *
-     * @return a stage that completes when the lock, if held, has been released (or the release failed
-     *     and the lock is left to expire at its TTL)
+     * Waits as {@link #resign()} does.
      */
-    public CompletionStage<Void> stop() {
-        CompletableFuture<?> waiting;
-        synchronized (guard) {
-            if (!running) {
-                return CompletableFuture.completedFuture(null);
-            }
-            running = false;
-            generation++;
-            waiting = current == null ? campaign : null;
-            cancel(retry);
-        }
-        if (waiting != null) {
-            waiting.cancel(false); // the lock client releases a grant that arrives after this
-            return CompletableFuture.completedFuture(null);
-        }
-        return endTerm(LeadershipListener.Revocation.STOPPED);
+    public void stop() {
+        await(async.stop());
     }
 
     /**
-     * {@link #stop()}, waiting for the release (bounded by the lock client's release timeout). Called from
-     * a {@link LeadershipListener} call it does not wait: the revocation runs after that call returns.
+     * {@link #stop()}. An interrupt ends the wait (the release goes on) and keeps the thread's flag.
      */
     @Override
     public void close() {
-        CompletionStage<Void> stopped = stop();
-        if (Thread.currentThread() != drainingThread) {
-            stopped.toCompletableFuture().join();
+        try {
+            stop();
+        } catch (FenceGuardException e) {
+            // only an interrupt ends the wait for a release, which never fails (see await)
         }
     }
 
     @Override
     public String toString() {
-        Leadership l = leadership().orElse(null);
-        return "LeaderElection[" + name + (l == null ? ", not leading" : ", leading in term " + l.term().value()) + "]";
-    }
-
-    // --- the campaign ---
-
-    private void campaign(long gen) {
-        CompletableFuture<Optional<Boolean>> stage;
-        try {
-            stage = locks.withLock(name, ttl, campaignWait, lease -> lead(gen, lease)).toCompletableFuture();
-        } catch (RuntimeException e) {
-            afterTerm(gen, null, e); // never expected: the arguments were checked by the builder
-            return;
-        }
-        synchronized (guard) {
-            if (gen == generation) {
-                campaign = stage;
-            }
-        }
-        stage.whenComplete((term, error) -> afterTerm(gen, term, error));
-    }
-
-    /** The work done under the lock: a stage that completes (with true) when the term ends, and the lock is then released. */
-    private CompletionStage<Boolean> lead(long gen, Lease lease) {
-        Leadership term = new Leadership(name, lease);
-        CompletableFuture<Boolean> end = new CompletableFuture<>();
-        synchronized (guard) {
-            if (gen != generation) {
-                return CompletableFuture.completedFuture(true); // stopped meanwhile: release at once
-            }
-            if (!lease.isValid()) {
-                // Ran out between the grant and now: a term that is already over is never announced.
-                log.info("leadership '{}': the lease of term {} ran out before it could be announced; campaigning again",
-                        name, term.term().value());
-                return CompletableFuture.completedFuture(false);
-            }
-            current = term;
-            termEnd = end;
-            endingBecause = null;
-            // Queued under the guard, so that nothing about this term (its revocation) can be queued before it.
-            callbacks.add(() -> {
-                log.info("leadership '{}': elected, term {}", name, term.term().value());
-                metrics.leaderElected(name, term.term().value());
-                listener.elected(term);
-            });
-        }
-        lease.whenLost().thenAccept(cause -> endTerm(term, revocation(cause))); // queued after the election, whatever the thread
-        drainCallbacks();
-        return end;
-    }
-
-    /** Ends the current term for {@code why}; the lock client then releases the lease. */
-    private CompletionStage<Void> endTerm(LeadershipListener.Revocation why) {
-        Leadership term;
-        CompletableFuture<?> released;
-        synchronized (guard) {
-            term = current;
-            released = campaign;
-        }
-        if (term == null) {
-            return CompletableFuture.completedFuture(null);
-        }
-        endTerm(term, why);
-        return released == null ? CompletableFuture.completedFuture(null) : released.handle((v, e) -> null);
-    }
-
-    private void endTerm(Leadership term, LeadershipListener.Revocation why) {
-        if (!term.end()) {
-            return;
-        }
-        CompletableFuture<Boolean> end;
-        synchronized (guard) {
-            end = current == term ? termEnd : null;
-            if (current == term) {
-                endingBecause = why;
-            }
-        }
-        callbacks.add(() -> {
-            log.info("leadership '{}': term {} ended: {}", name, term.term().value(), why);
-            metrics.leaderTermEnded(name, why != LeadershipListener.Revocation.RESIGNED && why != LeadershipListener.Revocation.STOPPED);
-            try {
-                listener.revoked(term, why);
-            } finally {
-                if (end != null) {
-                    end.complete(true); // after revoked returned: the work stops before another leader starts
-                }
-            }
-        });
-        drainCallbacks();
+        return async.toString().replaceFirst("^AsyncLeaderElection", "LeaderElection");
     }
 
     /**
-     * Runs the queued listener calls one at a time, in the order they were queued, on whichever thread finds
-     * none running: elected and revoked never overlap, and a term's revocation never comes before its election,
-     * whatever threads (the lock client's timer, a backend's callback thread, a caller of resign) end the term.
+     * Waits for a resignation or stop, unless this thread runs a listener call (whose end the release waits
+     * for). Those stages never fail: an interrupt keeps the thread's flag and ends the wait with {@code TIMEOUT}.
      */
-    private void drainCallbacks() {
-        if (draining.getAndIncrement() != 0) {
-            return; // the thread running calls now runs this one too, after the ones before it
-        }
-        int missed = 1;
-        drainingThread = Thread.currentThread();
-        do {
-            Runnable call;
-            while ((call = callbacks.poll()) != null) {
-                tell(call);
-            }
-            drainingThread = null; // before the count drops: another thread may take over at once
-            missed = draining.addAndGet(-missed);
-            if (missed != 0) {
-                drainingThread = Thread.currentThread();
-            }
-        } while (missed != 0);
-    }
-
-    private void afterTerm(long gen, Optional<Boolean> term, Throwable error) {
-        Duration delay;
-        synchronized (guard) {
-            LeadershipListener.Revocation why = endingBecause;
-            current = null;
-            termEnd = null;
-            endingBecause = null;
-            if (gen != generation || !running) {
-                return;
-            }
-            if (error != null) {
-                log.warn("leadership '{}': campaign failed, retrying: {}", name, Redacted.describe(error));
-                delay = jittered(retryDelay);
-            } else if (term.isPresent() && why == LeadershipListener.Revocation.RESIGNED) {
-                delay = jittered(retryDelay); // let the other candidates in first
-            } else {
-                delay = Duration.ZERO; // lost, or not elected within the campaign wait: campaign on
-            }
-            if (!delay.isZero()) {
-                retry = time.schedule(delay, () -> campaign(gen));
-                return;
-            }
-        }
-        campaign(gen);
-    }
-
-    private static LeadershipListener.Revocation revocation(LockMetrics.LossCause cause) {
-        return switch (cause) {
-            case TAKEN_OVER -> LeadershipListener.Revocation.TAKEN_OVER;
-            case UNREACHABLE -> LeadershipListener.Revocation.UNREACHABLE;
-            case EXPIRED -> LeadershipListener.Revocation.EXPIRED;
-        };
-    }
-
-    private static Duration jittered(Duration d) {
-        // between half and all of d, so candidates that failed together do not come back together
-        long nanos = d.toNanos();
-        return Duration.ofNanos(nanos / 2 + ThreadLocalRandom.current().nextLong(nanos / 2 + 1));
-    }
-
-    private static void cancel(Future<?> f) {
-        if (f != null) {
-            f.cancel(false);
-        }
-    }
-
-    private void tell(Runnable call) {
-        try {
-            call.run();
-        } catch (RuntimeException | AssertionError | LinkageError e) { // the calls after it must still run
-            log.warn("LeadershipListener of '{}' threw; ignored", name, e);
+    private void await(CompletionStage<Void> released) {
+        if (!async.inListener()) {
+            Stages.awaitUninterruptibly(released.toCompletableFuture(), name(), "leadership release");
         }
     }
 
     /**
      * Options of a {@link LeaderElection}. Defaults: TTL 15 s, campaign wait 1 min (the wait of each
      * acquire; the candidate campaigns again when it runs out), retry delay 1 s after a backend failure or
-     * a resignation, no listener, the system clock, {@link LockMetrics#automatic()} metrics.
+     * a resignation, no listener, the system clock, {@link LeaderMetrics#automatic()} metrics. Not thread-safe;
+     * {@link #build()} copies.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public static final class Builder {
-        private final AsyncLockClient locks;
-        private final String name;
-        private Duration ttl = Duration.ofSeconds(15);
-        private Duration campaignWait = Duration.ofMinutes(1);
-        private Duration retryDelay = Duration.ofSeconds(1);
-        private LeadershipListener listener = new LeadershipListener() {};
-        private TimeSource time = TimeSource.system();
-        private LockMetrics metrics = LockMetrics.automatic();
+        // Package-private: AsyncLeaderElection reads them (build() hands it a copy).
+        final AsyncLockClient locks;
+        final String name;
+        Duration ttl = Duration.ofSeconds(15);
+        Duration campaignWait = Duration.ofMinutes(1);
+        Duration retryDelay = Duration.ofSeconds(1);
+        LeadershipListener listener = new LeadershipListener() {};
+        TimeSource time = TimeSource.system();
+        LeaderMetrics metrics = LeaderMetrics.automatic();
 
         private Builder(AsyncLockClient locks, String name) {
             this.locks = Objects.requireNonNull(locks, "locks");
@@ -436,7 +227,7 @@ public final class LeaderElection implements AutoCloseable {
             return this;
         }
 
-        /** The clock for retry delays; give the lock client's {@link dev.fenceguard.core.ManualTimeSource} in tests. */
+        /** The clock for retry delays; give the lock client's {@code ManualTimeSource} (fence-guard-testkit) in tests. */
         public Builder withTimeSource(TimeSource time) {
             this.time = Objects.requireNonNull(time, "time");
             return this;
@@ -444,19 +235,27 @@ public final class LeaderElection implements AutoCloseable {
 
         /**
          * Where elections, the current term and lost terms are counted; default
-         * {@link LockMetrics#automatic()}. See {@link dev.fenceguard.core.micrometer.MicrometerLockMetrics}
+         * {@link LeaderMetrics#automatic()}. See {@link dev.fenceguard.core.micrometer.MicrometerLeaderMetrics}
          * for the meters.
          *
-         * @since 0.3
+         * @throws NullPointerException if {@code metrics} is null
+         * @since 0.1
          */
-        public Builder withMetrics(LockMetrics metrics) {
+        public Builder withMetrics(LeaderMetrics metrics) {
             this.metrics = Objects.requireNonNull(metrics, "metrics");
             return this;
         }
 
-        /** A stopped candidate; call {@link LeaderElection#start()}. */
+        /** A stopped candidate with these settings; call {@link LeaderElection#start()}. */
         public LeaderElection build() {
-            return new LeaderElection(this);
+            Builder copy = new Builder(locks, name);
+            copy.ttl = ttl;
+            copy.campaignWait = campaignWait;
+            copy.retryDelay = retryDelay;
+            copy.listener = listener;
+            copy.time = time;
+            copy.metrics = metrics;
+            return new LeaderElection(new AsyncLeaderElection(copy));
         }
     }
 }

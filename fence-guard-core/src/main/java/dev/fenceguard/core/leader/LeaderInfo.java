@@ -11,7 +11,7 @@ import java.util.Objects;
  * @param name the leadership's name
  * @param term the current leader's term (its fence)
  * @param expiresAt when the term ends unless renewed, by the backend's clock
- * @since 0.2
+ * @since 0.1
  */
 public record LeaderInfo(String name, FenceToken term, Instant expiresAt) {
     /** Checks that no component is null. */

@@ -13,7 +13,7 @@ import java.time.Instant;
  * it turns false at the latest one TTL after the last renewal the backend confirmed, and at once on
  * resignation. It is a hint for skipping work early, never a guarantee: the fence is the guarantee.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class Leadership {
 

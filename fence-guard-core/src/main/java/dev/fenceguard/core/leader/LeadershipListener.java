@@ -11,7 +11,7 @@ package dev.fenceguard.core.leader;
  * lock is released only after {@code revoked} returns. {@code elected} is called only for a term whose
  * lease was valid when the term began.
  *
- * @since 0.2
+ * @since 0.1
  */
 public interface LeadershipListener {
 

@@ -22,7 +22,7 @@ import java.util.concurrent.CompletionStage;
  * called on the thread that publishes or wakes, after the store's own lock is released. Stages are
  * complete when returned. Thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class InMemoryFlightStore implements FlightStore {
 

@@ -20,10 +20,10 @@ import java.util.concurrent.CompletionStage;
 /**
  * An idempotency backend in this process's memory: for users' unit tests, and the reference model the
  * testkit compares real backends against. It applies {@link IdempotencyRules} under one monitor, with
- * time from the given {@link TimeSource} (a {@link dev.fenceguard.core.ManualTimeSource} drives it by
+ * time from the given {@link TimeSource} (a {@code ManualTimeSource} of fence-guard-testkit drives it by
  * hand). Its stages are complete when returned. Thread-safe; nothing survives the process.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class InMemoryIdempotencyBackend implements IdempotencyBackend {
 

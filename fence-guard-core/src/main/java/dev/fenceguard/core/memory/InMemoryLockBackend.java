@@ -21,11 +21,13 @@ import java.util.concurrent.CompletionStage;
 /**
  * A lock backend in this process's memory: for users' unit tests, and the reference model the
  * testkit compares real backends against. Thread-safe; expiry is judged by the given
- * {@link TimeSource} (use a {@link dev.fenceguard.core.ManualTimeSource} to drive it by hand).
+ * {@link TimeSource} (use fence-guard-testkit's {@code ManualTimeSource} to drive it by hand).
  *
  * <p>Fences are a dense counter per key that is never forgotten while this object lives: the first
  * grant of a key gets fence 1, every later one the next number. Nothing survives the process, so it
  * is no lock between processes. Its stages are complete when returned: there is no I/O to wait for.
+ *
+ * @since 0.1
  */
 public final class InMemoryLockBackend implements LockBackend {
 

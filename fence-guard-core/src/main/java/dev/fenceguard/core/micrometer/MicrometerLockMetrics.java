@@ -2,6 +2,7 @@ package dev.fenceguard.core.micrometer;
 
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.LossCause;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -9,11 +10,9 @@ import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -40,18 +39,11 @@ import org.slf4j.LoggerFactory;
  *       leases lost while held;
  *   <li>{@code fenceguard.lock.renew.failures} (counter; {@code backend});
  *   <li>{@code fenceguard.fence.high} (counter; {@code backend});
- *   <li>{@code fenceguard.write.stale} (counter; {@code resource});
- *   <li>{@code fenceguard.idempotency} (counter; {@code backend}, {@code answer} = hit|conflict|in_progress):
- *       idempotent calls answered without running the work (since 0.3);
- *   <li>{@code fenceguard.leader.elections} (counter; {@code leadership}): terms won by this process;
- *   <li>{@code fenceguard.leader.term} (gauge; {@code leadership}): the term this process leads in now, 0
- *       when it does not lead;
- *   <li>{@code fenceguard.leader.renew.failures} (counter; {@code leadership}): terms taken from this
- *       process because renewal was refused, unconfirmed or too late (resignations and stops not counted).
+ *   <li>{@code fenceguard.write.stale} (counter; {@code resource}).
  * </ul>
  *
- * <p>The leadership meters carry the leadership's name (a lock key chosen in code, so bounded) and never
- * {@code lock.name}.
+ * <p>The meters of the other components come from {@link MicrometerIdempotencyMetrics},
+ * {@link MicrometerLeaderMetrics} and {@link MicrometerSingleflightMetrics}.
  *
  * <p><b>Lock names (opt-in).</b> {@link Builder#withLockNames} adds a {@code lock.name} tag to every
  * meter above but {@code fenceguard.write.stale}: a name your function derives from the key (say the
@@ -59,13 +51,15 @@ import org.slf4j.LoggerFactory;
  * per instance, after which further names are counted under {@value #OTHER_LOCKS}. Keys themselves
  * are never tags: they are unbounded. Give every client on one registry the same setting, since
  * registries such as Prometheus's want one set of tag keys per meter name.
+ *
+ * @since 0.1
  */
 public final class MicrometerLockMetrics implements LockMetrics {
 
     /**
      * The {@code lock.name} of locks past the bound, or whose name function failed or gave null or "".
      *
-     * @since 0.2
+     * @since 0.1
      */
     public static final String OTHER_LOCKS = "other";
 
@@ -78,11 +72,6 @@ public final class MicrometerLockMetrics implements LockMetrics {
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> heldNow = new ConcurrentHashMap<>();
-    /**
-     * Term gauges per registry, shared by every instance on it: a registry keeps the first gauge of a
-     * name and tags, so a second instance's own value would never be read.
-     */
-    private static final Map<MeterRegistry, Map<String, AtomicLong>> TERMS = Collections.synchronizedMap(new WeakHashMap<>());
 
     private MicrometerLockMetrics(MeterRegistry registry, Naming naming, String lockName) {
         this.registry = registry;
@@ -104,7 +93,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
      * A builder for metrics on {@code registry}.
      *
      * @throws NullPointerException if {@code registry} is null
-     * @since 0.2
+     * @since 0.1
      */
     public static Builder builder(MeterRegistry registry) {
         return new Builder(registry);
@@ -114,7 +103,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
      * A lock-name function for {@link Builder#withLockNames}: the key up to, not including, the first
      * {@code separator} ({@code "orders:42"} gives {@code "orders"}), or the whole key if it has none.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public static Function<String, String> prefixUpTo(char separator) {
         return key -> {
@@ -127,7 +116,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
      * This object if lock names are off; otherwise the view whose meters carry the key's
      * {@code lock.name}. Views are made once per name and kept.
      *
-     * @since 0.2
+     * @since 0.1
      */
     @Override
     public LockMetrics forLock(LockKey key) {
@@ -203,39 +192,6 @@ public final class MicrometerLockMetrics implements LockMetrics {
                 .description("Fenced writes rejected as stale").tag("resource", resourceType)).increment();
     }
 
-    @Override
-    public void idempotency(String backend, IdempotencyAnswer answer) {
-        String a = lower(answer);
-        counter("idem|" + backend + "|" + a, () -> Counter.builder("fenceguard.idempotency")
-                .description("Idempotent calls answered without running the work").tags(tags(backend)).tag("answer", a)).increment();
-    }
-
-    @Override
-    public void leaderElected(String leadership, long term) {
-        counter("elected|" + leadership, () -> Counter.builder("fenceguard.leader.elections")
-                .description("Terms won by this process").tag("leadership", leadership)).increment();
-        term(leadership).set(term);
-    }
-
-    @Override
-    public void leaderTermEnded(String leadership, boolean lost) {
-        term(leadership).set(0);
-        if (lost) {
-            counter("leaderlost|" + leadership, () -> Counter.builder("fenceguard.leader.renew.failures")
-                    .description("Terms taken from this process: renewal refused, unconfirmed or too late")
-                    .tag("leadership", leadership)).increment();
-        }
-    }
-
-    private AtomicLong term(String leadership) {
-        return TERMS.computeIfAbsent(registry, r -> new ConcurrentHashMap<>()).computeIfAbsent(leadership, l -> {
-            AtomicLong n = new AtomicLong();
-            Gauge.builder("fenceguard.leader.term", n, AtomicLong::get).description("The term this process leads in now; 0 when not leading")
-                    .tag("leadership", l).register(registry);
-            return n;
-        });
-    }
-
     private Tags tags(String backend) {
         return lockName == null ? Tags.of("backend", backend) : Tags.of("backend", backend, "lock.name", lockName);
     }
@@ -295,7 +251,7 @@ public final class MicrometerLockMetrics implements LockMetrics {
     /**
      * Options for {@link MicrometerLockMetrics}. Not thread-safe; {@link #build()} copies the settings.
      *
-     * @since 0.2
+     * @since 0.1
      */
     public static final class Builder {
         /** The most distinct lock names one instance accepts. */

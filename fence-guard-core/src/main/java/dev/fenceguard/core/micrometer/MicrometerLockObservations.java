@@ -25,7 +25,7 @@ import java.util.Objects;
  * the SHA-256 of the key: keys are unbounded and may name a customer) and {@code fence}. Never the lock
  * id. docs/metrics.md lists the observations and their outcomes. Immutable and thread-safe.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class MicrometerLockObservations implements LockObservations {
 

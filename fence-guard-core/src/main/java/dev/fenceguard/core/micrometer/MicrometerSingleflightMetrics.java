@@ -26,7 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *       result, without computing or waiting.
  * </ul>
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class MicrometerSingleflightMetrics implements SingleflightMetrics {
 

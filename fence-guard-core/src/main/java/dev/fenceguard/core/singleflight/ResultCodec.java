@@ -16,7 +16,7 @@ import java.util.Objects;
  * }</pre>
  *
  * @param <T> the result type
- * @since 0.3
+ * @since 0.1
  */
 public interface ResultCodec<T> {
 

@@ -1,44 +1,35 @@
 package dev.fenceguard.core.singleflight;
 
 import dev.fenceguard.core.AsyncLockClient;
-import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.Lease;
-import dev.fenceguard.core.LockInfo;
+import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.TimeSource;
-import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.core.internal.Checks;
-import dev.fenceguard.core.internal.Redacted;
+import dev.fenceguard.core.internal.Stages;
 import dev.fenceguard.core.spi.FlightStore;
-import dev.fenceguard.core.spi.FlightStore.FlightResult;
-import dev.fenceguard.core.spi.FlightStore.FlightStart;
-import dev.fenceguard.core.spi.FlightStore.FlightWatch;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Future;
-import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Singleflight across processes: among all callers that ask for the same key at the same time, in any
  * number of processes, one computes and the others get its result.
  *
  * <pre>{@code
- * Singleflight flights = Singleflight.builder(lockClient.async(), PostgresFlightStore.builder(dataSource).build())
+ * FenceGuardJdbc jdbc = FenceGuardJdbc.builder(dataSource).build();   // PostgreSQL; close() at shutdown
+ * Singleflight flights = Singleflight.builder(lockClient, jdbc.flightStore())
  *         .withMaxWait(Duration.ofSeconds(30))
  *         .build();
  * String report = flights.run("report:2026-11", Duration.ofSeconds(20), ResultCodec.utf8(),
  *         lease -> buildExpensiveReport());
  * }</pre>
+ *
+ * <p>This is the blocking face; {@link #async()} gives the same flights with each call returning a
+ * {@code CompletionStage} ({@link AsyncSingleflight}), and the blocking face waits on it.
  *
  * <p><b>Within one process</b>, concurrent callers of one key share one flight: the first starts it,
  * the others join it and make no round trip of their own; each decodes the shared bytes itself.
@@ -69,41 +60,17 @@ import org.slf4j.LoggerFactory;
  * <p>Invalid arguments throw {@link IllegalArgumentException} (or {@link NullPointerException}) before
  * any I/O. Immutable and thread-safe.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class Singleflight {
-
-    private static final Logger log = LoggerFactory.getLogger(Singleflight.class);
-
-    /** Shortest wait before looking at a lease that should have expired: the clocks of two hosts differ a little. */
-    static final Duration MIN_EXPIRY_WAIT = Duration.ofMillis(10);
 
     /** Where the blocking face runs work: the caller waits on its own thread meanwhile. */
     private static final Executor WORKERS = task -> Thread.ofVirtual().name("fence-guard-singleflight").start(task);
 
-    private final AsyncLockClient locks;
-    private final FlightStore store;
-    private final String lockPrefix;
-    private final Duration maxWait;
-    private final Duration pollInterval;
-    private final Duration retention;
-    private final Duration storeTimeout;
-    private final int maxResultBytes;
-    private final SingleflightMetrics metrics;
-    private final TimeSource time;
-    private final ConcurrentHashMap<LockKey, CompletableFuture<byte[]>> flights = new ConcurrentHashMap<>();
+    private final AsyncSingleflight async;
 
-    private Singleflight(Builder b) {
-        this.locks = b.locks;
-        this.store = b.store;
-        this.lockPrefix = b.lockPrefix;
-        this.maxWait = b.maxWait;
-        this.pollInterval = b.pollInterval;
-        this.retention = b.retention;
-        this.storeTimeout = b.storeTimeout;
-        this.maxResultBytes = b.maxResultBytes;
-        this.metrics = b.metrics != null ? b.metrics : SingleflightMetrics.automatic();
-        this.time = b.time;
+    private Singleflight(AsyncSingleflight async) {
+        this.async = async;
     }
 
     /**
@@ -112,15 +79,26 @@ public final class Singleflight {
      *
      * @throws NullPointerException if either is null
      */
-    public static Builder builder(AsyncLockClient locks, FlightStore store) {
-        return new Builder(locks, store);
+    public static Builder builder(LockClient locks, FlightStore store) {
+        return new Builder(Objects.requireNonNull(locks, "locks").async(), store);
     }
 
     /** Work computed by a flight's leader; receives the lease, whose fence it may pass to fenced writes. */
     @FunctionalInterface
     public interface FlightWork<T> {
-        /** The result; must not be null. */
+        /**
+         * Computes the result.
+         *
+         * @param lease the leader's lease, renewed while the work runs
+         * @return the result; must not be null
+         * @throws Exception whatever the computation throws; it reaches the callers that share the flight
+         */
         T compute(Lease lease) throws Exception;
+    }
+
+    /** The non-blocking face of these flights: same settings, same flights in progress. */
+    public AsyncSingleflight async() {
+        return async;
     }
 
     /**
@@ -130,15 +108,18 @@ public final class Singleflight {
      *
      * @param key the flight key: any valid lock key (see {@link LockKey#of}) that, after the lock prefix, is still one
      * @param ttl the lease TTL of the leader (renewed while it computes): how soon waiters take over if it dies
+     * @param codec turns the result into the bytes the store keeps, and back
+     * @param work computes the result under the leader's lease
      * @return the result
      * @throws IllegalArgumentException if the key or TTL is invalid (before any I/O)
+     * @throws NullPointerException if an argument is null
      * @throws FenceGuardException {@code TIMEOUT} if no result came within the max wait; or a store or lock error
      * @throws CompletionException wrapping a checked exception of the work or the codec (unchecked ones are thrown as they are)
      * @throws InterruptedException if interrupted while waiting
      */
     public <T> T run(String key, Duration ttl, ResultCodec<T> codec, FlightWork<T> work) throws InterruptedException {
         Objects.requireNonNull(work, "work");
-        CompletableFuture<T> result = runAsync(key, ttl, codec, lease -> CompletableFuture.supplyAsync(() -> {
+        return Stages.await(async.run(key, ttl, codec, lease -> CompletableFuture.supplyAsync(() -> {
             try {
                 return work.compute(lease);
             } catch (RuntimeException e) {
@@ -146,56 +127,7 @@ public final class Singleflight {
             } catch (Exception e) {
                 throw new CompletionException(e);
             }
-        }, WORKERS)).toCompletableFuture();
-        try {
-            return result.get();
-        } catch (ExecutionException e) {
-            Throwable cause = unwrap(e);
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw new CompletionException(cause);
-        }
-    }
-
-    /**
-     * The non-blocking face of {@link #run}: returns at once. {@code work} is called to start the
-     * computation if this process leads (on a thread of fence-guard or the store's driver: start the work
-     * there, do not do it there); the lease is renewed until its stage completes. Cancelling the returned
-     * stage ends this caller's interest only.
-     *
-     * @return a stage of the result, or of the failure {@link #run} would throw
-     * @throws IllegalArgumentException if the key or TTL is invalid (before any I/O)
-     */
-    public <T> CompletionStage<T> runAsync(String key, Duration ttl, ResultCodec<T> codec,
-            Function<? super Lease, ? extends CompletionStage<T>> work) {
-        Objects.requireNonNull(codec, "codec");
-        Objects.requireNonNull(work, "work");
-        LockKey flightKey = LockKey.of(Objects.requireNonNull(key, "key"));
-        Checks.ttl(ttl, flightKey);
-        LockKey lockKey = lockKeyOf(flightKey);
-        CompletableFuture<byte[]> shared = new CompletableFuture<>();
-        CompletableFuture<byte[]> existing = flights.putIfAbsent(flightKey, shared);
-        if (existing != null) {
-            metrics.shared(store.name());
-            shared = existing;
-        } else {
-            CompletableFuture<byte[]> mine = shared;
-            mine.whenComplete((v, e) -> flights.remove(flightKey, mine));
-            new Flight(flightKey, lockKey, ttl, lease -> encode(flightKey, work.apply(lease), codec), mine).start();
-        }
-        return shared.thenApply(bytes -> {
-            try {
-                return codec.decode(bytes);
-            } catch (RuntimeException e) {
-                throw e;
-            } catch (Exception e) {
-                throw new CompletionException(e);
-            }
-        });
+        }, WORKERS)).toCompletableFuture());
     }
 
     /**
@@ -210,360 +142,38 @@ public final class Singleflight {
     }
 
     /**
-     * {@link #runAsync(String, Duration, ResultCodec, Function)} for results that are bytes already
-     * ({@link ResultCodec#bytes()}).
+     * The lock key of {@code key}'s flights: the lock prefix, then the key.
      *
-     * @throws IllegalArgumentException if the key or TTL is invalid (before any I/O)
+     * @throws IllegalArgumentException if {@code key} with the prefix is not a valid lock key
      */
-    public CompletionStage<byte[]> runAsync(String key, Duration ttl, Function<? super Lease, ? extends CompletionStage<byte[]>> work) {
-        return runAsync(key, ttl, ResultCodec.bytes(), work);
-    }
-
-    /** The store this instance keeps flights in. */
-    public FlightStore store() {
-        return store;
-    }
-
-    /** The lock key of {@code key}'s flights: the lock prefix, then the key. */
     public String lockKeyOf(String key) {
-        return lockKeyOf(LockKey.of(Objects.requireNonNull(key, "key"))).value();
+        return async.lockKeyOf(key);
     }
 
     @Override
     public String toString() {
-        return "Singleflight[" + store.name() + ", lock prefix '" + lockPrefix + "', max wait " + maxWait + ", retention "
-                + retention + "]";
-    }
-
-    private LockKey lockKeyOf(LockKey key) {
-        try {
-            return LockKey.of(lockPrefix + key.value());
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("flight key with the lock prefix '" + lockPrefix + "' must be a valid lock key: "
-                    + e.getMessage(), e);
-        }
-    }
-
-    private CompletableFuture<byte[]> encode(LockKey key, CompletionStage<?> stage, ResultCodec<?> codec) {
-        Objects.requireNonNull(stage, "flight work must not return a null stage");
-        @SuppressWarnings("unchecked")
-        ResultCodec<Object> c = (ResultCodec<Object>) codec;
-        return stage.toCompletableFuture().thenApply(value -> {
-            Objects.requireNonNull(value, "flight work must not complete with null");
-            byte[] bytes;
-            try {
-                bytes = Objects.requireNonNull(c.encode(value), "ResultCodec.encode must not return null");
-            } catch (RuntimeException e) {
-                throw e;
-            } catch (Exception e) {
-                throw new CompletionException(e);
-            }
-            if (bytes.length > maxResultBytes) {
-                throw new FenceGuardException(ErrorCode.INVALID_ARGUMENT, key.value(), "the encoded result has " + bytes.length
-                        + " bytes, more than maxResultBytes " + maxResultBytes + "; nothing was published");
-            }
-            return bytes;
-        });
-    }
-
-    private static Throwable unwrap(Throwable error) {
-        Throwable e = error;
-        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
-    }
-
-    /** What the leader's turn under the lease came to. */
-    private sealed interface Led {
-        record Published(byte[] value) implements Led {}
-
-        record Retained(FlightResult result) implements Led {}
-
-        record Superseded(long newest) implements Led {}
-    }
-
-    /**
-     * One flight of one key in this process: read, lead or wait, until a result or the deadline. All
-     * steps are callbacks of store, lock and timer stages; no thread waits.
-     */
-    private final class Flight {
-        private final LockKey key;
-        private final LockKey lockKey;
-        private final Duration ttl;
-        private final Function<Lease, CompletableFuture<byte[]>> work;
-        private final CompletableFuture<byte[]> out;
-        private volatile long deadline;
-        private volatile long waitStart = -1;
-        private boolean watchAsked;
-        // guarded by this:
-        private FlightWatch watch;
-        private int pokes;
-        private int pokesSeen;
-        private Future<?> timer;
-        private boolean armed;
-
-        Flight(LockKey key, LockKey lockKey, Duration ttl, Function<Lease, CompletableFuture<byte[]>> work,
-                CompletableFuture<byte[]> out) {
-            this.key = key;
-            this.lockKey = lockKey;
-            this.ttl = ttl;
-            this.work = work;
-            this.out = out;
-        }
-
-        void start() {
-            deadline = time.nanoTime() + maxWait.toNanos();
-            out.whenComplete((v, e) -> stopWaiting());
-            attempt();
-        }
-
-        private void attempt() {
-            if (out.isDone()) {
-                return;
-            }
-            synchronized (this) {
-                pokesSeen = pokes;
-            }
-            store.read(key, storeTimeout).whenComplete((found, error) -> {
-                if (error != null) {
-                    out.completeExceptionally(unwrap(error));
-                } else if (found.isPresent()) {
-                    answered(found.get());
-                } else {
-                    lead();
-                }
-            });
-        }
-
-        private void answered(FlightResult result) {
-            if (waitStart >= 0) {
-                metrics.waited(store.name(), SingleflightMetrics.WaitOutcome.RESULT, waited());
-            } else {
-                metrics.retained(store.name());
-            }
-            out.complete(result.value());
-        }
-
-        private void lead() {
-            boolean[] held = {false};
-            locks.withLock(lockKey.value(), ttl, Duration.ZERO, lease -> {
-                held[0] = true;
-                return underLease(lease);
-            }).whenComplete((led, error) -> {
-                if (error != null) {
-                    if (held[0]) {
-                        metrics.led(store.name(), SingleflightMetrics.LedOutcome.FAILED);
-                        wakeOthers(); // after the release: woken waiters find the lock free
-                    }
-                    out.completeExceptionally(unwrap(error));
-                } else if (led.isEmpty()) {
-                    waitForOthers(); // held by another process's flight
-                } else {
-                    switch (led.get()) {
-                        case Led.Published p -> {
-                            metrics.led(store.name(), SingleflightMetrics.LedOutcome.PUBLISHED);
-                            if (waitStart >= 0) {
-                                metrics.waited(store.name(), SingleflightMetrics.WaitOutcome.TOOK_OVER, waited());
-                            }
-                            out.complete(p.value());
-                        }
-                        case Led.Retained r -> answered(r.result());
-                        case Led.Superseded s -> {
-                            log.info("singleflight '{}': a newer flight (fence {}) started while this one ran; its result "
-                                    + "was not published, waiting for the newer one", key, s.newest());
-                            metrics.led(store.name(), SingleflightMetrics.LedOutcome.SUPERSEDED);
-                            deadline = time.nanoTime() + maxWait.toNanos(); // a fresh wait: the newer flight only began
-                            waitForOthers();
-                        }
-                    }
-                }
-            });
-        }
-
-        private CompletionStage<Led> underLease(Lease lease) {
-            long fence = lease.fence().value();
-            return store.begin(key, fence, storeTimeout).thenCompose(start -> switch (start) {
-                case FlightStart.Retained r -> CompletableFuture.completedFuture(new Led.Retained(r.result()));
-                case FlightStart.Superseded s -> CompletableFuture.completedFuture(new Led.Superseded(s.newest()));
-                case FlightStart.Started s -> work.apply(lease).thenCompose(bytes ->
-                        store.publish(key, fence, bytes, retention, storeTimeout).thenApply(outcome -> switch (outcome) {
-                            case WriteOutcome.Applied a -> (Led) new Led.Published(bytes);
-                            case WriteOutcome.Stale st -> new Led.Superseded(st.currentFence());
-                            case WriteOutcome.NotFound n -> throw new FenceGuardException(ErrorCode.INTERNAL, key.value(),
-                                    "store " + store.name() + " answered NotFound to a publish");
-                        }));
-            });
-        }
-
-        private void waitForOthers() {
-            if (out.isDone()) {
-                return;
-            }
-            long now = time.nanoTime();
-            if (waitStart < 0) {
-                waitStart = now;
-            }
-            if (deadline - now <= 0) {
-                metrics.waited(store.name(), SingleflightMetrics.WaitOutcome.GAVE_UP, waited());
-                out.completeExceptionally(new FenceGuardException(ErrorCode.TIMEOUT, key.value(), "no result of the flight "
-                        + "within the max wait of " + maxWait + "; the flight of another process is still running"));
-                return;
-            }
-            if (!watchAsked) {
-                // First wait: listen, then look again, so that a publish between our read and the listen is not missed.
-                watchAsked = true;
-                listen().whenComplete((w, error) -> {
-                    if (error != null) {
-                        log.debug("singleflight '{}': cannot listen ({}); polling every {}", key, Redacted.describe(error), pollInterval);
-                    } else {
-                        boolean keep;
-                        synchronized (this) {
-                            keep = !out.isDone();
-                            watch = keep ? w : null;
-                        }
-                        if (!keep) {
-                            w.close();
-                        }
-                    }
-                    attempt();
-                });
-                return;
-            }
-            locks.lookup(lockKey.value()).whenComplete((info, error) -> sleep(nextLook(info, error)));
-        }
-
-        /** The store's watch, bounded by the store timeout: a listen that never takes hold must not stall the flight. */
-        private CompletableFuture<FlightWatch> listen() {
-            CompletableFuture<FlightWatch> bounded = new CompletableFuture<>();
-            Future<?> giveUp = time.schedule(storeTimeout, () -> bounded.completeExceptionally(new FenceGuardException(
-                    ErrorCode.TIMEOUT, key.value(), "the store's watch did not take hold within " + storeTimeout)));
-            CompletionStage<FlightWatch> listening;
-            try {
-                listening = store.watch(key, this::poke);
-            } catch (RuntimeException e) {
-                listening = CompletableFuture.failedFuture(e);
-            }
-            listening.whenComplete((w, error) -> {
-                giveUp.cancel(false);
-                if (error != null) {
-                    bounded.completeExceptionally(error);
-                } else if (!bounded.complete(w)) {
-                    w.close(); // took hold after we gave up on it
-                }
-            });
-            return bounded;
-        }
-
-        /** The poll interval, or less when the leader's lease expires sooner; zero when the lock is free now. */
-        private long nextLook(Optional<LockInfo> info, Throwable error) {
-            long delay = pollInterval.toNanos();
-            if (error == null) {
-                if (info.isEmpty()) {
-                    return 0;
-                }
-                long untilExpiry = Duration.between(time.now(), info.get().expiresAt()).toNanos();
-                delay = Math.min(delay, Math.max(untilExpiry, MIN_EXPIRY_WAIT.toNanos()));
-            }
-            return Math.min(delay, Math.max(0, deadline - time.nanoTime()));
-        }
-
-        private void sleep(long nanos) {
-            synchronized (this) {
-                if (out.isDone()) {
-                    return;
-                }
-                if (pokes == pokesSeen && nanos > 0) {
-                    armed = true;
-                    timer = time.schedule(Duration.ofNanos(nanos), this::wakeUp);
-                    return;
-                }
-            }
-            attemptOrGiveUp(); // notified since the last look, or nothing to wait for
-        }
-
-        private void wakeUp() {
-            synchronized (this) {
-                if (!armed) {
-                    return;
-                }
-                armed = false;
-            }
-            attemptOrGiveUp();
-        }
-
-        /** The store's notification: another flight of the key published or ended. */
-        private void poke() {
-            Future<?> t;
-            synchronized (this) {
-                pokes++;
-                if (!armed) {
-                    return; // not sleeping: the next sleep sees the count and looks again at once
-                }
-                armed = false;
-                t = timer;
-            }
-            t.cancel(false);
-            attemptOrGiveUp();
-        }
-
-        private void attemptOrGiveUp() {
-            if (deadline - time.nanoTime() <= 0) {
-                waitForOthers(); // gives up
-            } else {
-                attempt();
-            }
-        }
-
-        private void wakeOthers() {
-            store.wake(key, storeTimeout).whenComplete((v, error) -> {
-                if (error != null) {
-                    log.debug("singleflight '{}': could not wake the waiters ({}); they look again at their poll interval", key,
-                            Redacted.describe(error));
-                }
-            });
-        }
-
-        private Duration waited() {
-            return Duration.ofNanos(time.nanoTime() - waitStart);
-        }
-
-        private void stopWaiting() {
-            FlightWatch w;
-            Future<?> t;
-            synchronized (this) {
-                w = watch;
-                watch = null;
-                t = armed ? timer : null;
-                armed = false;
-            }
-            if (t != null) {
-                t.cancel(false);
-            }
-            if (w != null) {
-                w.close();
-            }
-        }
+        return async.toString().replaceFirst("^AsyncSingleflight", "Singleflight");
     }
 
     /**
      * Options of a {@link Singleflight}. Defaults: max wait 30 s, poll interval 1 s, retention 10 s,
-     * store call timeout 5 s, results up to 512 KiB, lock prefix {@code singleflight:},
+     * call timeout 5 s, results up to 512 KiB, lock prefix {@code singleflight:},
      * {@link SingleflightMetrics#automatic()}, the system clock. Not thread-safe; {@link #build()} copies.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public static final class Builder {
-        private final AsyncLockClient locks;
-        private final FlightStore store;
-        private String lockPrefix = "singleflight:";
-        private Duration maxWait = Duration.ofSeconds(30);
-        private Duration pollInterval = Duration.ofSeconds(1);
-        private Duration retention = Duration.ofSeconds(10);
-        private Duration storeTimeout = Duration.ofSeconds(5);
-        private int maxResultBytes = 512 * 1024;
-        private SingleflightMetrics metrics;
-        private TimeSource time = TimeSource.system();
+        // Package-private: AsyncSingleflight reads the copy build() makes.
+        final AsyncLockClient locks;
+        final FlightStore store;
+        String lockPrefix = "singleflight:";
+        Duration maxWait = Duration.ofSeconds(30);
+        Duration pollInterval = Duration.ofSeconds(1);
+        Duration retention = Duration.ofSeconds(10);
+        Duration callTimeout = Duration.ofSeconds(5);
+        int maxResultBytes = 512 * 1024;
+        SingleflightMetrics metrics;
+        TimeSource time = TimeSource.system();
 
         private Builder(AsyncLockClient locks, FlightStore store) {
             this.locks = Objects.requireNonNull(locks, "locks");
@@ -608,12 +218,13 @@ public final class Singleflight {
         }
 
         /**
-         * The timeout of each store call.
+         * How long one call to the flight store (read, begin, publish, wake, watch) may take before it fails
+         * with {@code TIMEOUT}. Lock calls are bounded by the lock client's own call timeout.
          *
          * @throws IllegalArgumentException if not between 1 ms and 10 minutes
          */
-        public Builder withStoreTimeout(Duration timeout) {
-            this.storeTimeout = between("storeTimeout", timeout, Duration.ofMillis(1), Duration.ofMinutes(10));
+        public Builder withCallTimeout(Duration timeout) {
+            this.callTimeout = between("callTimeout", timeout, Duration.ofMillis(1), Duration.ofMinutes(10));
             return this;
         }
 
@@ -653,7 +264,7 @@ public final class Singleflight {
             return this;
         }
 
-        /** The clock of waits and poll timers; give the lock client's {@link dev.fenceguard.core.ManualTimeSource} in tests. */
+        /** The clock of waits and poll timers; give the lock client's {@code ManualTimeSource} (fence-guard-testkit) in tests. */
         public Builder withTimeSource(TimeSource time) {
             this.time = Objects.requireNonNull(time, "time");
             return this;
@@ -666,11 +277,11 @@ public final class Singleflight {
             copy.maxWait = maxWait;
             copy.pollInterval = pollInterval;
             copy.retention = retention;
-            copy.storeTimeout = storeTimeout;
+            copy.callTimeout = callTimeout;
             copy.maxResultBytes = maxResultBytes;
             copy.metrics = metrics;
             copy.time = time;
-            return new Singleflight(copy);
+            return new Singleflight(new AsyncSingleflight(copy));
         }
 
         private static Duration between(String name, Duration value, Duration min, Duration max) {

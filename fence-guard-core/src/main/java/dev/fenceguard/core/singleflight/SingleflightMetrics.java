@@ -4,9 +4,9 @@ import java.time.Duration;
 
 /**
  * Where a {@link Singleflight} reports what it does; see {@code docs/metrics.md}. Implementations must
- * be fast and thread-safe. {@link #automatic()} uses Micrometer's global registry when present.
+ * be fast and thread-safe (one that throws is logged and ignored). {@link #automatic()} uses Micrometer's global registry when present.
  *
- * @since 0.3
+ * @since 0.1
  */
 public interface SingleflightMetrics {
 
@@ -42,30 +42,29 @@ public interface SingleflightMetrics {
     /** A flight was answered by a retained result, without computing or waiting. */
     void retained(String store);
 
-    /** Records nothing. */
+    /** Records nothing (and is not even called). */
     static SingleflightMetrics none() {
-        return new SingleflightMetrics() {
-            @Override
-            public void shared(String store) {}
-
-            @Override
-            public void led(String store, LedOutcome outcome) {}
-
-            @Override
-            public void waited(String store, WaitOutcome outcome, Duration waited) {}
-
-            @Override
-            public void retained(String store) {}
-        };
+        return NoSingleflightMetrics.INSTANCE;
     }
 
     /** Micrometer's global registry if Micrometer is present, otherwise {@link #none()}. */
     static SingleflightMetrics automatic() {
-        try {
-            Class.forName("io.micrometer.core.instrument.Metrics", false, SingleflightMetrics.class.getClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
-            return none();
-        }
-        return dev.fenceguard.core.micrometer.MicrometerSingleflightMetrics.global();
+        return dev.fenceguard.core.internal.Micrometer.present() ? dev.fenceguard.core.micrometer.MicrometerSingleflightMetrics.global() : none();
     }
+}
+
+enum NoSingleflightMetrics implements SingleflightMetrics {
+    INSTANCE;
+
+    @Override
+    public void shared(String store) {}
+
+    @Override
+    public void led(String store, LedOutcome outcome) {}
+
+    @Override
+    public void waited(String store, WaitOutcome outcome, Duration waited) {}
+
+    @Override
+    public void retained(String store) {}
 }

@@ -4,6 +4,6 @@
  * zombie's late publish, after a newer flight started, is refused by the store. Start with
  * {@link dev.fenceguard.core.singleflight.Singleflight}.
  *
- * @since 0.3
+ * @since 0.1
  */
 package dev.fenceguard.core.singleflight;

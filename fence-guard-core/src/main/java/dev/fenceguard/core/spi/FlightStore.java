@@ -12,12 +12,13 @@ import java.util.concurrent.CompletionStage;
  * judged by the store's own clock. Users do not call this directly.
  *
  * <p>Like {@link LockBackend}: every method is one round trip (a rejected begin may take a second, to
- * tell a retained result from a newer flight), atomic on the server, asynchronous, bounded by its
- * {@code timeout}, and fails with a {@link dev.fenceguard.core.FenceGuardException} carrying a mapped
+ * tell a retained result from a newer flight), atomic on the server, asynchronous; the store makes its
+ * server give up by {@code timeout} and completes with what it answered, while the
+ * {@link dev.fenceguard.core.singleflight.Singleflight} ends the caller's wait at {@code timeout}; it fails with a {@link dev.fenceguard.core.FenceGuardException} carrying a mapped
  * code. Keys arrive validated; fences are lock fences of the flight's lock, so the store never issues
  * any. Implementations must be thread-safe. The testkit's {@code SingleflightContract} checks all of this.
  *
- * @since 0.3
+ * @since 0.1
  */
 public interface FlightStore {
 

@@ -9,6 +9,7 @@ import java.util.Objects;
  *
  * @param fence the issued fence (raw; the client checks it against the token range)
  * @param expiresAt when the backend will consider the lock free
+ * @since 0.1
  */
 public record Grant(long fence, Instant expiresAt) {
     public Grant {

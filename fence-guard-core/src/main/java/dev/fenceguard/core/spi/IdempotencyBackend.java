@@ -12,14 +12,16 @@ import java.util.concurrent.CompletionStage;
  * {@link dev.fenceguard.core.idempotency.IdempotencyStore}, which validates input, runs the work,
  * classifies the answers and measures.
  *
- * <p>As for {@link LockBackend}: every method is one round trip, atomic on the server, asynchronous,
- * bounded by {@code timeout} (failing with {@link dev.fenceguard.core.ErrorCode#TIMEOUT}), judged by
+ * <p>As for {@link LockBackend}: every method is one round trip, atomic on the server, asynchronous;
+ * the backend makes the server give up by {@code timeout} and completes with what it answered, while
+ * the {@link dev.fenceguard.core.idempotency.IdempotencyStore} ends the caller's wait at {@code timeout}
+ * (failing with {@link dev.fenceguard.core.ErrorCode#TIMEOUT}); judged by
  * the backend's clock, and fails with a mapped {@link dev.fenceguard.core.FenceGuardException}.
  * Arguments arrive validated. Fences are the callers' lease fences: the backend never issues one, it
  * only compares them. Implementations must be thread-safe; the testkit's
  * {@code IdempotencyBackendContract} checks all of this.
  *
- * @since 0.3
+ * @since 0.1
  */
 public interface IdempotencyBackend {
 

@@ -15,7 +15,7 @@ import java.util.Objects;
  *     backend's clock (a newer holder may then take over); otherwise when the outcome was recorded
  * @param retainUntil when the entry may be purged, by the backend's clock; from then on it counts as absent
  * @param result the recorded result or failure reason (empty while in progress or after a retryable failure)
- * @since 0.3
+ * @since 0.1
  */
 public record IdempotencyEntry(IdempotencyState state, String fingerprint, long fence, Instant expiresAt,
         Instant retainUntil, byte[] result) {

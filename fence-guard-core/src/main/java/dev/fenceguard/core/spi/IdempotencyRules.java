@@ -12,7 +12,7 @@ import java.util.Optional;
  *
  * <p>An entry whose retention has passed counts as absent. Fences are compared, never issued.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class IdempotencyRules {
 

@@ -4,7 +4,7 @@ package dev.fenceguard.core.spi;
  * Where an idempotent operation stands in an {@link IdempotencyBackend}. Each has a one-letter code,
  * which is what the backends store (a column, a hash field, a document field).
  *
- * @since 0.3
+ * @since 0.1
  */
 public enum IdempotencyState {
     /** A holder has claimed the key and is running the work; the entry names its fence and claim expiry. */

@@ -17,11 +17,27 @@ import java.util.concurrent.CompletionStage;
  * <p>Every method is one round trip and atomic on the server, and asynchronous: it returns at once
  * and never blocks the calling thread (the client calls it from its timer thread). Backends over an
  * asynchronous driver complete the stage from the driver's callbacks; backends over a blocking driver
- * (JDBC) run the call on an executor. A call that has not finished within {@code timeout} completes
- * exceptionally with {@link dev.fenceguard.core.ErrorCode#TIMEOUT}; a backend should also make the
- * server give up by then where it can (a statement or lock timeout, a call deadline), so that a hung
- * call holds no thread and no server resource much past its time. The client enforces the timeout
- * too, and releases a grant that arrives after it gave up.
+ * (JDBC) run the call on an executor.
+ *
+ * <p><b>Timeouts and late answers: who owns what.</b> Each half has one owner.
+ * <ul>
+ *   <li>The <em>backend</em> owns the server's side: it hands {@code timeout} to the server, so that the
+ *       server gives up by then (a statement and lock timeout, {@code SET STATEMENT max_statement_time},
+ *       a gRPC deadline) and a hung call holds no server resource and no thread much past its time. It
+ *       completes the stage with what the server answered, even after the timeout: the result, or the
+ *       server's refusal mapped to {@code TIMEOUT}. Where its driver gives up on a request only by
+ *       cancelling it (a gRPC call at its deadline, the connection of a server that stopped answering),
+ *       it does so on fence-guard's one timer thread ({@code fence-guard-timer}, through
+ *       {@code core.internal.Timer}), never on a timer of its own, and reports what the driver reports.
+ *       It never undoes what a call did: it never releases a grant or an extension by itself.</li>
+ *   <li>The <em>client</em> ({@link dev.fenceguard.core.LockClient} and its async face) owns the
+ *       caller's side: it ends the caller's wait at {@code timeout} with
+ *       {@link dev.fenceguard.core.ErrorCode#TIMEOUT}, whatever the backend is doing, and when a stage
+ *       completes with a grant (or an extension) after that, it releases it, once.</li>
+ * </ul>
+ * An answer can arrive after the timeout even from a server that gave up in time (it granted just
+ * before its deadline, and the answer was on the wire): that is the client's to undo, and why a backend
+ * must still complete such a stage rather than drop it.
  *
  * <p>Keys, lock ids and TTLs arrive validated (TTL: whole milliseconds, at least 1 ms; timeout:
  * positive). Expiry is judged by the backend's clock where it has one. Contention is a result, never
@@ -33,6 +49,8 @@ import java.util.concurrent.CompletionStage;
  * {@link dev.fenceguard.core.FenceToken#MAX_VALUE} fails with {@code FENCE_EXHAUSTED} and takes no lock.
  *
  * <p>Implementations must be thread-safe. The testkit's contract suite checks all of the above.
+ *
+ * @since 0.1
  */
 public interface LockBackend {
 
@@ -75,7 +93,7 @@ public interface LockBackend {
      * code (e.g. {@code UNAVAILABLE} when the server is down, {@code TIMEOUT} after {@code timeout}).
      * The default does nothing, for backends with nothing to prepare.
      *
-     * @since 0.3
+     * @since 0.1
      */
     default CompletionStage<Void> warmUp(Duration timeout) {
         return CompletableFuture.completedFuture(null);

@@ -10,7 +10,7 @@ import java.util.concurrent.CompletionException;
  * One observed fenced write, from {@link WriteRule#startWrite}: a writer ends it exactly once, with
  * {@link #finish} or {@link #fail}; later calls are ignored. Thread-safe.
  *
- * @since 0.2
+ * @since 0.1
  */
 public final class WriteObservation {
 

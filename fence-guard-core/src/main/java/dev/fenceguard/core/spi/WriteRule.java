@@ -6,6 +6,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.EventPublisher;
 import dev.fenceguard.core.internal.Text;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -34,6 +35,7 @@ import java.util.function.Supplier;
  * @param resourceType a bounded metric tag: {@code postgres}, {@code redis}, {@code firestore}, ...; the
  *     {@code backend} key value of write observations
  * @param observations where writes are observed (since 0.2)
+ * @since 0.1
  */
 public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics metrics, String resourceType,
         LockObservations observations) {
@@ -61,7 +63,7 @@ public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics 
      * @param operation the {@code operation} key value: {@code update}, {@code upsert}, {@code delete}, ...
      * @param fence the fence the write carries
      * @throws NullPointerException if an argument is null
-     * @since 0.2
+     * @since 0.1
      */
     public WriteObservation startWrite(String kind, String operation, FenceToken fence) {
         Objects.requireNonNull(kind, "kind");
@@ -80,7 +82,7 @@ public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics 
      * {@link NullPointerException} is thrown).
      *
      * @see #startWrite
-     * @since 0.2
+     * @since 0.1
      */
     public WriteOutcome observe(String kind, String operation, FenceToken fence, Supplier<WriteOutcome> write) {
         Objects.requireNonNull(write, "write");
@@ -104,7 +106,7 @@ public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics 
      * {@code write}'s stage itself is returned.
      *
      * @return {@code write}'s stage, observed
-     * @since 0.2
+     * @since 0.1
      */
     public CompletionStage<WriteOutcome> observeAsync(String kind, String operation, FenceToken fence,
             Supplier<? extends CompletionStage<WriteOutcome>> write) {
@@ -183,9 +185,13 @@ public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics 
         return policy.admits(presented, stored);
     }
 
-    /** A rejection of {@code presented} by a resource holding {@code stored}; counted once in the metrics. */
+    /**
+     * A rejection of {@code presented} by a resource holding {@code stored}; counted once in the metrics (a
+     * metrics sink that throws is logged and never fails the write).
+     */
     public WriteOutcome.Stale stale(String resource, FenceToken presented, long stored) {
-        metrics.staleWriteRejected(resourceType);
+        EventPublisher.deliver("LockMetrics", "fenced writes", "StaleWrite",
+                () -> metrics.staleWriteRejected(resourceType));
         return new WriteOutcome.Stale(resource, presented.value(), stored, policy);
     }
 

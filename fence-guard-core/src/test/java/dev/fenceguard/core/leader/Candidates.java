@@ -5,7 +5,7 @@ import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
-import dev.fenceguard.core.ManualTimeSource;
+import dev.fenceguard.core.internal.ManualClock;
 import dev.fenceguard.core.memory.FreezableLink;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import java.time.Duration;
@@ -25,20 +25,20 @@ final class Candidates {
     static final Duration TTL = Duration.ofSeconds(15);
     static final Duration RETRY = Duration.ofSeconds(2);
 
-    final ManualTimeSource time = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
+    final ManualClock time = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     final InMemoryLockBackend memory = new InMemoryLockBackend(time);
     final List<Candidate> all = new ArrayList<>();
     /** Every election seen by any candidate, in order: "elected i term". */
     final List<long[]> elections = new CopyOnWriteArrayList<>();
 
-    private final LockMetrics metrics;
+    private final LeaderMetrics metrics;
 
     Candidates(int n, String name) {
-        this(n, name, LockMetrics.none());
+        this(n, name, LeaderMetrics.none());
     }
 
     /** Candidates whose elections report to {@code metrics} (as processes sharing one registry would). */
-    Candidates(int n, String name, LockMetrics metrics) {
+    Candidates(int n, String name, LeaderMetrics metrics) {
         this.metrics = metrics;
         for (int i = 0; i < n; i++) {
             all.add(new Candidate(i, name));
@@ -77,7 +77,7 @@ final class Candidates {
             this.link = new FreezableLink(memory);
             this.client = LockClient.builder(link).withTimeSource(time).withMetrics(LockMetrics.none())
                     .withCallTimeout(Duration.ofSeconds(5)).withBackoff(Duration.ofMillis(100), Duration.ofSeconds(1)).build();
-            this.election = LeaderElection.builder(client.async(), name).withTtl(TTL).withRetryDelay(RETRY)
+            this.election = LeaderElection.builder(client, name).withTtl(TTL).withRetryDelay(RETRY)
                     .withCampaignWait(Duration.ofSeconds(30)).withTimeSource(time).withMetrics(metrics)
                     .onEvents(new LeadershipListener() {
                         @Override

@@ -65,8 +65,8 @@ class LeaderElectionProperties {
                 case ADVANCE -> cs.advance(Duration.ofSeconds(step.seconds()));
                 case FREEZE -> c.link.freeze();
                 case THAW -> c.link.thaw();
-                case RESIGN -> c.election.resign();
-                case STOP -> c.election.stop();
+                case RESIGN -> c.election.async().resign();
+                case STOP -> c.election.async().stop();
                 case START -> c.election.start();
                 case WRITE -> {
                     // Any candidate that ever led writes with its last term: a zombie if it was deposed.
@@ -91,7 +91,7 @@ class LeaderElectionProperties {
         cs.advance(Candidates.TTL.multipliedBy(2).plus(Candidates.RETRY));
         assertThat(cs.leaders()).as("with every candidate running and reachable, one leads").hasSize(1);
         checkInvariants(cs, name, null);
-        cs.all.forEach(c -> c.election.stop());
+        cs.all.forEach(c -> c.election.async().stop());
         cs.all.forEach(Candidate::thawQuietly);
         assertThat(cs.truth(name)).as("all stopped: nothing left locked").isEmpty();
     }

@@ -39,7 +39,7 @@ class LeaderElectionTest {
     void oneOfFiveLeadsAndEveryoneSeesItsTerm() {
         Candidate leader = startAllAndFindTheLeader();
         assertThat(leader.events).containsExactly("elected " + leader.term().value());
-        LeaderInfo seen = five.get((leader.id + 1) % 5).election.currentLeader().toCompletableFuture().join().orElseThrow();
+        LeaderInfo seen = five.get((leader.id + 1) % 5).election.currentLeader().orElseThrow();
         assertThat(seen.term()).isEqualTo(leader.term());
         assertThat(seen.name()).isEqualTo(NAME);
         assertThat(seen.expiresAt()).isEqualTo(leader.election.leadership().orElseThrow().expiresAt());
@@ -53,7 +53,7 @@ class LeaderElectionTest {
     void resigningHandsTheTermToAnotherCandidateWithAGreaterTerm() {
         Candidate first = startAllAndFindTheLeader();
         long firstTerm = first.term().value();
-        first.election.resign().toCompletableFuture().join();
+        first.election.resign();
         assertThat(first.events).containsExactly("elected " + firstTerm, "revoked " + firstTerm + " RESIGNED");
         assertThat(first.election.isLeader()).isFalse();
         assertThat(first.election.isRunning()).as("a resigned candidate campaigns on").isTrue();
@@ -90,14 +90,14 @@ class LeaderElectionTest {
     @Test
     void electionsTheCurrentTermAndLostTermsAreMetered() {
         io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
-        Candidates two = new Candidates(2, "metered", dev.fenceguard.core.micrometer.MicrometerLockMetrics.of(registry));
+        Candidates two = new Candidates(2, "metered", dev.fenceguard.core.micrometer.MicrometerLeaderMetrics.of(registry));
         two.all.forEach(c -> c.election.start());
         two.advance(Duration.ofSeconds(1));
         Candidate first = two.leaders().get(0);
         assertThat(registry.get("fenceguard.leader.elections").tag("leadership", "metered").counter().count()).isEqualTo(1);
         assertThat(registry.get("fenceguard.leader.term").tag("leadership", "metered").gauge().value()).isEqualTo(first.term().value());
 
-        first.election.resign().toCompletableFuture().join();
+        first.election.resign();
         two.advance(Duration.ofSeconds(1));
         Candidate second = two.leaders().get(0);
         assertThat(second).isNotSameAs(first);
@@ -111,7 +111,7 @@ class LeaderElectionTest {
         assertThat(registry.get("fenceguard.leader.elections").counter().count()).isEqualTo(3);
         assertThat(registry.get("fenceguard.leader.term").gauge().value()).isEqualTo(first.term().value());
         second.link.thaw();
-        two.all.forEach(c -> c.election.stop().toCompletableFuture().join());
+        two.all.forEach(c -> c.election.stop());
         assertThat(registry.get("fenceguard.leader.term").gauge().value()).as("nobody here leads").isZero();
     }
 
@@ -130,7 +130,7 @@ class LeaderElectionTest {
     void stopReleasesTheLockAndStopsCampaigning() {
         Candidate leader = startAllAndFindTheLeader();
         long term = leader.term().value();
-        leader.election.stop().toCompletableFuture().join();
+        leader.election.stop();
         assertThat(leader.events).containsExactly("elected " + term, "revoked " + term + " STOPPED");
         assertThat(leader.election.isRunning()).isFalse();
         five.advance(Duration.ofMinutes(1));
@@ -144,7 +144,7 @@ class LeaderElectionTest {
         Candidate c = one.get(0);
         c.link.freeze(); // the grant will arrive after the stop
         c.election.start();
-        c.election.stop().toCompletableFuture().join();
+        c.election.stop();
         c.link.thaw();
         assertThat(c.election.isLeader()).isFalse();
         assertThat(c.events).isEmpty();
@@ -154,7 +154,7 @@ class LeaderElectionTest {
     @Test
     void aFailingListenerDoesNotStopTheElection() {
         Candidates one = new Candidates(1, NAME);
-        LeaderElection e = LeaderElection.builder(one.get(0).client.async(), "other").withTimeSource(one.time)
+        LeaderElection e = LeaderElection.builder(one.get(0).client, "other").withTimeSource(one.time)
                 .onEvents(new LeadershipListener() {
                     @Override
                     public void elected(Leadership l) {
@@ -172,20 +172,20 @@ class LeaderElectionTest {
         Candidates one = new Candidates(1, NAME);
         LockClient client = one.get(0).client;
         List<Runnable> tried = List.of(
-                () -> LeaderElection.builder(client.async(), ""),
-                () -> LeaderElection.builder(client.async(), "a\0b"),
-                () -> LeaderElection.builder(client.async(), "x".repeat(513)),
-                () -> LeaderElection.builder(client.async(), NAME).withTtl(Duration.ZERO),
-                () -> LeaderElection.builder(client.async(), NAME).withTtl(Duration.ofSeconds(-1)),
-                () -> LeaderElection.builder(client.async(), NAME).withCampaignWait(Duration.ZERO),
-                () -> LeaderElection.builder(client.async(), NAME).withRetryDelay(Duration.ZERO),
-                () -> LeaderElection.builder(client.async(), NAME).withRetryDelay(Duration.ofDays(1)),
-                () -> LeaderElection.currentLeader(client.async(), ""));
+                () -> LeaderElection.builder(client, ""),
+                () -> LeaderElection.builder(client, "a\0b"),
+                () -> LeaderElection.builder(client, "x".repeat(513)),
+                () -> LeaderElection.builder(client, NAME).withTtl(Duration.ZERO),
+                () -> LeaderElection.builder(client, NAME).withTtl(Duration.ofSeconds(-1)),
+                () -> LeaderElection.builder(client, NAME).withCampaignWait(Duration.ZERO),
+                () -> LeaderElection.builder(client, NAME).withRetryDelay(Duration.ZERO),
+                () -> LeaderElection.builder(client, NAME).withRetryDelay(Duration.ofDays(1)),
+                () -> LeaderElection.currentLeader(client, ""));
         for (Runnable attempt : tried) {
             assertThatThrownBy(attempt::run).isInstanceOf(IllegalArgumentException.class).message().isNotBlank();
         }
         assertThatThrownBy(() -> LeaderElection.builder(null, NAME)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> LeaderElection.builder(client.async(), NAME).onEvents(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> LeaderElection.builder(client, NAME).onEvents(null)).isInstanceOf(NullPointerException.class);
         assertThat(one.get(0).link.calls()).as("no call reached the backend").isZero();
     }
 }

@@ -3,8 +3,8 @@ package dev.fenceguard.core.singleflight;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
-import dev.fenceguard.core.ManualTimeSource;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.ManualClock;
 import dev.fenceguard.core.memory.FreezableLink;
 import dev.fenceguard.core.memory.InMemoryFlightStore;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Processes {
 
-    final ManualTimeSource time = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
+    final ManualClock time = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     final InMemoryLockBackend locks = new InMemoryLockBackend(time);
     final InMemoryFlightStore memory = new InMemoryFlightStore(time);
     final CountingStore store = new CountingStore(memory);
@@ -62,7 +62,7 @@ final class Processes {
             this.id = id;
             this.client = LockClient.builder(link).withTimeSource(time).withMetrics(LockMetrics.none())
                     .withCallTimeout(Duration.ofSeconds(5)).withReleaseTimeout(Duration.ofSeconds(5)).build();
-            this.flights = settings.apply(Singleflight.builder(client.async(), store).withTimeSource(time).withMetrics(metrics)).build();
+            this.flights = settings.apply(Singleflight.builder(client, store).withTimeSource(time).withMetrics(metrics)).build();
         }
     }
 

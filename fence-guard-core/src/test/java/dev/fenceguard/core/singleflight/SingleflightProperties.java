@@ -63,7 +63,7 @@ class SingleflightProperties {
         for (Step step : history) {
             Process p = ps.get(step.who());
             switch (step.kind()) {
-                case CALL -> callers.add(p.flights.runAsync(KEY, TTL, ResultCodec.utf8(), lease -> {
+                case CALL -> callers.add(p.flights.async().run(KEY, TTL, ResultCodec.utf8(), lease -> {
                     long fence = lease.fence().value();
                     assertThat(works.stream().filter(w -> w.process() == p && !w.result().isDone()))
                             .as("after %s: process %d starts a second work while one runs", step, p.id).isEmpty();

@@ -42,7 +42,7 @@ class SingleflightTest {
         AtomicInteger works = new AtomicInteger();
         List<CompletableFuture<String>> callers = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
-            callers.add(p.flights.runAsync(KEY, TTL, UTF8, lease -> {
+            callers.add(p.flights.async().run(KEY, TTL, UTF8, lease -> {
                 works.incrementAndGet();
                 return gate;
             }).toCompletableFuture());
@@ -67,7 +67,7 @@ class SingleflightTest {
         CountDownLatch joined = new CountDownLatch(n - 1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger works = new AtomicInteger();
-        Singleflight flights = Singleflight.builder(p.client.async(), three.store).withTimeSource(three.time)
+        Singleflight flights = Singleflight.builder(p.client, three.store).withTimeSource(three.time)
                 .withMetrics(new Processes.CountingMetrics() {
                     @Override
                     public void shared(String store) {
@@ -99,9 +99,9 @@ class SingleflightTest {
     @Test
     void aWaiterInAnotherProcessIsWokenByTheNotificationNotByThePoll() {
         CompletableFuture<String> gate = new CompletableFuture<>();
-        CompletableFuture<String> leader = three.get(0).flights.runAsync(KEY, TTL, UTF8, lease -> gate).toCompletableFuture();
+        CompletableFuture<String> leader = three.get(0).flights.async().run(KEY, TTL, UTF8, lease -> gate).toCompletableFuture();
         AtomicInteger otherWorks = new AtomicInteger();
-        CompletableFuture<String> waiter = three.get(1).flights.runAsync(KEY, TTL, UTF8, lease -> {
+        CompletableFuture<String> waiter = three.get(1).flights.async().run(KEY, TTL, UTF8, lease -> {
             otherWorks.incrementAndGet();
             return CompletableFuture.completedFuture("not me");
         }).toCompletableFuture();
@@ -122,12 +122,12 @@ class SingleflightTest {
         Process zombie = three.get(0);
         Process successor = three.get(1);
         CompletableFuture<String> zombieWork = new CompletableFuture<>();
-        CompletableFuture<String> zombieCaller = zombie.flights.runAsync(KEY, TTL, UTF8, lease -> zombieWork).toCompletableFuture();
+        CompletableFuture<String> zombieCaller = zombie.flights.async().run(KEY, TTL, UTF8, lease -> zombieWork).toCompletableFuture();
         zombie.link.freeze(); // paused: its renewals reach nobody
         three.advance(TTL.plusSeconds(1));
 
         CompletableFuture<String> successorWork = new CompletableFuture<>();
-        CompletableFuture<String> successorCaller = successor.flights.runAsync(KEY, TTL, UTF8, lease -> successorWork)
+        CompletableFuture<String> successorCaller = successor.flights.async().run(KEY, TTL, UTF8, lease -> successorWork)
                 .toCompletableFuture();
         assertThat(three.store.calls("begin")).as("the successor started a newer flight").isEqualTo(2);
 
@@ -146,14 +146,14 @@ class SingleflightTest {
     @Test
     void waitersTakeOverOnceADeadLeadersLeaseHasExpired() {
         Process dead = three.get(0);
-        dead.flights.runAsync(KEY, TTL, UTF8, lease -> new CompletableFuture<>()); // never finishes
+        dead.flights.async().run(KEY, TTL, UTF8, lease -> new CompletableFuture<>()); // never finishes
         dead.link.freeze(); // and never renews
-        CompletableFuture<String> waiter = three.get(1).flights.runAsync(KEY, TTL, UTF8,
+        CompletableFuture<String> waiter = three.get(1).flights.async().run(KEY, TTL, UTF8,
                 lease -> CompletableFuture.completedFuture("taken over with fence " + lease.fence().value())).toCompletableFuture();
 
         three.advance(TTL.minusSeconds(1));
         assertThat(waiter).as("the dead leader's lease still runs").isNotDone();
-        three.advance(Duration.ofSeconds(1).plus(Singleflight.MIN_EXPIRY_WAIT));
+        three.advance(Duration.ofSeconds(1).plus(AsyncSingleflight.MIN_EXPIRY_WAIT));
 
         assertThat(waiter).as("woken at the lease's expiry, a day before its poll").isCompletedWithValue("taken over with fence 2");
         assertThat(three.get(1).metrics.get("waited TOOK_OVER")).isEqualTo(1);
@@ -163,9 +163,9 @@ class SingleflightTest {
     @Test
     void aFailedWorkFailsItsLocalCallersAndWakesOtherProcessesToTakeOver() {
         CompletableFuture<String> failing = new CompletableFuture<>();
-        CompletableFuture<String> first = three.get(0).flights.runAsync(KEY, TTL, UTF8, lease -> failing).toCompletableFuture();
-        CompletableFuture<String> second = three.get(0).flights.runAsync(KEY, TTL, UTF8, lease -> failing).toCompletableFuture();
-        CompletableFuture<String> other = three.get(1).flights.runAsync(KEY, TTL, UTF8,
+        CompletableFuture<String> first = three.get(0).flights.async().run(KEY, TTL, UTF8, lease -> failing).toCompletableFuture();
+        CompletableFuture<String> second = three.get(0).flights.async().run(KEY, TTL, UTF8, lease -> failing).toCompletableFuture();
+        CompletableFuture<String> other = three.get(1).flights.async().run(KEY, TTL, UTF8,
                 lease -> CompletableFuture.completedFuture("second try")).toCompletableFuture();
 
         failing.completeExceptionally(new IllegalStateException("upstream down"));
@@ -181,22 +181,22 @@ class SingleflightTest {
     void aRetainedResultAnswersWithoutComputingUntilItsRetentionEnds() {
         AtomicInteger works = new AtomicInteger();
         Process p = three.get(2);
-        assertThat(p.flights.runAsync(KEY, TTL, UTF8, lease -> CompletableFuture.completedFuture("v" + works.incrementAndGet())))
+        assertThat(p.flights.async().run(KEY, TTL, UTF8, lease -> CompletableFuture.completedFuture("v" + works.incrementAndGet())))
                 .isCompletedWithValue("v1");
         three.advance(Duration.ofSeconds(4));
-        assertThat(three.get(0).flights.runAsync(KEY, TTL, UTF8, lease -> CompletableFuture.completedFuture("v" + works.incrementAndGet())))
+        assertThat(three.get(0).flights.async().run(KEY, TTL, UTF8, lease -> CompletableFuture.completedFuture("v" + works.incrementAndGet())))
                 .as("within the retention of 5 s").isCompletedWithValue("v1");
         assertThat(three.get(0).metrics.get("retained")).isEqualTo(1);
         three.advance(Duration.ofSeconds(1));
-        assertThat(three.get(0).flights.runAsync(KEY, TTL, UTF8, lease -> CompletableFuture.completedFuture("v" + works.incrementAndGet())))
+        assertThat(three.get(0).flights.async().run(KEY, TTL, UTF8, lease -> CompletableFuture.completedFuture("v" + works.incrementAndGet())))
                 .as("retention over: a new flight").isCompletedWithValue("v2");
     }
 
     @Test
     void aWaitGivesUpWithTimeoutAtTheMaxWait() {
         Processes two = new Processes(2, b -> b.withPollInterval(Duration.ofDays(1)).withMaxWait(Duration.ofSeconds(3)));
-        two.get(0).flights.runAsync(KEY, TTL, UTF8, lease -> new CompletableFuture<>());
-        CompletableFuture<String> waiter = two.get(1).flights.runAsync(KEY, TTL, UTF8,
+        two.get(0).flights.async().run(KEY, TTL, UTF8, lease -> new CompletableFuture<>());
+        CompletableFuture<String> waiter = two.get(1).flights.async().run(KEY, TTL, UTF8,
                 lease -> CompletableFuture.completedFuture("x")).toCompletableFuture();
         two.advance(Duration.ofSeconds(3));
         assertThatThrownBy(waiter::join).cause().isInstanceOfSatisfying(FenceGuardException.class,
@@ -207,7 +207,7 @@ class SingleflightTest {
     @Test
     void anOversizeResultFailsAndIsNotPublished() {
         Processes one = new Processes(1, b -> b.withMaxResultBytes(4));
-        CompletableFuture<String> caller = one.get(0).flights.runAsync(KEY, TTL, UTF8,
+        CompletableFuture<String> caller = one.get(0).flights.async().run(KEY, TTL, UTF8,
                 lease -> CompletableFuture.completedFuture("12345")).toCompletableFuture();
         assertThatThrownBy(caller::join).cause().isInstanceOfSatisfying(FenceGuardException.class,
                 e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT)).hasMessageContaining("5 bytes, more than maxResultBytes 4");
@@ -227,27 +227,27 @@ class SingleflightTest {
         Singleflight f = three.get(0).flights;
         java.util.function.Function<dev.fenceguard.core.Lease, CompletableFuture<String>> work = l -> CompletableFuture.completedFuture("x");
         // each line: what was tried
-        assertThatThrownBy(() -> f.runAsync(null, TTL, UTF8, work)).isInstanceOf(NullPointerException.class).hasMessageContaining("key");
-        assertThatThrownBy(() -> f.runAsync("", TTL, UTF8, work)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty");
-        assertThatThrownBy(() -> f.runAsync("k".repeat(505), TTL, UTF8, work)).as("512 bytes with the prefix 'singleflight:'")
+        assertThatThrownBy(() -> f.async().run(null, TTL, UTF8, work)).isInstanceOf(NullPointerException.class).hasMessageContaining("key");
+        assertThatThrownBy(() -> f.async().run("", TTL, UTF8, work)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty");
+        assertThatThrownBy(() -> f.async().run("k".repeat(505), TTL, UTF8, work)).as("512 bytes with the prefix 'singleflight:'")
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lock prefix 'singleflight:'");
-        assertThatThrownBy(() -> f.runAsync("a\0b", TTL, UTF8, work)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("NUL");
-        assertThatThrownBy(() -> f.runAsync(KEY, Duration.ZERO, UTF8, work)).hasMessageContaining("ttl must be at least 1 ms");
-        assertThatThrownBy(() -> f.runAsync(KEY, Duration.ofSeconds(-1), UTF8, work)).hasMessageContaining("ttl must be at least 1 ms");
-        assertThatThrownBy(() -> f.runAsync(KEY, Duration.ofNanos(1_500_000), UTF8, work)).hasMessageContaining("whole number of milliseconds");
-        assertThatThrownBy(() -> f.runAsync(KEY, null, UTF8, work)).isInstanceOf(NullPointerException.class).hasMessageContaining("ttl");
-        assertThatThrownBy(() -> f.runAsync(KEY, TTL, null, work)).isInstanceOf(NullPointerException.class).hasMessageContaining("codec");
-        assertThatThrownBy(() -> f.runAsync(KEY, TTL, UTF8, null)).isInstanceOf(NullPointerException.class).hasMessageContaining("work");
+        assertThatThrownBy(() -> f.async().run("a\0b", TTL, UTF8, work)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("NUL");
+        assertThatThrownBy(() -> f.async().run(KEY, Duration.ZERO, UTF8, work)).hasMessageContaining("ttl must be at least 1 ms");
+        assertThatThrownBy(() -> f.async().run(KEY, Duration.ofSeconds(-1), UTF8, work)).hasMessageContaining("ttl must be at least 1 ms");
+        assertThatThrownBy(() -> f.async().run(KEY, Duration.ofNanos(1_500_000), UTF8, work)).hasMessageContaining("whole number of milliseconds");
+        assertThatThrownBy(() -> f.async().run(KEY, null, UTF8, work)).isInstanceOf(NullPointerException.class).hasMessageContaining("ttl");
+        assertThatThrownBy(() -> f.async().run(KEY, TTL, null, work)).isInstanceOf(NullPointerException.class).hasMessageContaining("codec");
+        assertThatThrownBy(() -> f.async().run(KEY, TTL, UTF8, null)).isInstanceOf(NullPointerException.class).hasMessageContaining("work");
         assertThatThrownBy(() -> f.run(KEY, TTL, UTF8, null)).isInstanceOf(NullPointerException.class).hasMessageContaining("work");
         assertThat(three.store.total()).as("no store call").isZero();
         assertThat(three.get(0).link.calls()).as("no lock call").isZero();
 
-        Singleflight.Builder b = Singleflight.builder(three.get(0).client.async(), three.store);
+        Singleflight.Builder b = Singleflight.builder(three.get(0).client, three.store);
         assertThatThrownBy(() -> b.withMaxWait(Duration.ofSeconds(-1))).hasMessageContaining("maxWait must not be negative");
         assertThatThrownBy(() -> b.withPollInterval(Duration.ZERO)).hasMessage("pollInterval must be between PT0.001S and PT24H, was PT0S");
         assertThatThrownBy(() -> b.withRetention(Duration.ofNanos(100))).hasMessage("retention must be between PT0.001S and PT720H, was PT0.0000001S");
         assertThatThrownBy(() -> b.withRetention(Duration.ofNanos(1_000_001))).hasMessageContaining("whole number of milliseconds");
-        assertThatThrownBy(() -> b.withStoreTimeout(Duration.ofHours(1))).hasMessageContaining("storeTimeout must be between");
+        assertThatThrownBy(() -> b.withCallTimeout(Duration.ofHours(1))).hasMessageContaining("callTimeout must be between");
         assertThatThrownBy(() -> b.withMaxResultBytes(0)).hasMessage("maxResultBytes must be between 1 and 67108864, was 0");
         assertThatThrownBy(() -> b.withLockKeyPrefix("x".repeat(65))).hasMessageContaining("at most 64 characters");
         assertThatThrownBy(() -> Singleflight.builder(null, three.store)).isInstanceOf(NullPointerException.class).hasMessageContaining("locks");

@@ -7,6 +7,8 @@ import dev.fenceguard.core.FenceEncoding;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.CapturedLog;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +17,8 @@ import org.junit.jupiter.api.Test;
 class WriteRuleTest {
 
     private final List<String> counted = new ArrayList<>();
+    /** Thrown by the metrics on a rejection when set: a broken meter registry. */
+    private RuntimeException failure;
     private final LockMetrics metrics = new LockMetrics() {
         @Override
         public void acquireAttempt(String backend, AcquireOutcome outcome, Duration latency) {}
@@ -30,6 +34,9 @@ class WriteRuleTest {
 
         @Override
         public void staleWriteRejected(String resourceType) {
+            if (failure != null) {
+                throw failure;
+            }
             counted.add(resourceType);
         }
     };
@@ -67,6 +74,16 @@ class WriteRuleTest {
         assertThat(stale.currentFence()).isEqualTo(5);
         assertThat(stale.presentedFence()).isEqualTo(5);
         assertThat(counted).containsExactly("redis");
+    }
+
+    @Test
+    void aMetricsSinkThatThrowsIsLoggedAndNeverFailsTheWrite() {
+        failure = new IllegalStateException("meter registry broken");
+        WriteRule rule = new WriteRule(FencePolicy.SAME_OR_NEWER, FenceEncoding.INTEGER, metrics, "redis");
+        WriteOutcome.Stale[] stale = new WriteOutcome.Stale[1];
+        String log = CapturedLog.of(() -> stale[0] = rule.stale("orders:1", FenceToken.of(4), 5));
+        assertThat(stale[0].currentFence()).isEqualTo(5);
+        assertThat(log).contains("LockMetrics of the fenced writes threw on StaleWrite; ignored", "meter registry broken");
     }
 
     @Test

@@ -5,13 +5,12 @@ import com.google.api.core.ApiFutureCallback;
 import com.google.api.core.ApiFutures;
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.internal.Timer;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -25,13 +24,17 @@ import java.util.function.Supplier;
  * <p>How the deadline reaches the RPCs: the Firestore SDK takes no per-call deadline, but a gRPC call
  * started while a {@link Context} is current is cancelled with that context and sends the context's
  * deadline to the server ({@code grpc-timeout}), so that the server gives up as well. At
- * {@code timeout} a timer completes the operation with {@code TIMEOUT} and cancels the context and the
- * SDK future of the RPC still out: the RPC ends {@code CANCELLED}, which the SDK does not retry (a
- * cancelled write future also stops the SDK's retries of that write). The context's own deadline is
- * {@link #GRACE} later than the timer, because a call that the gRPC deadline ends gets
- * {@code DEADLINE_EXCEEDED}, which the SDK retries for reads, on its own threads and outside this
- * context. Retries the SDK starts after an {@code UNAVAILABLE} read escape the context the same way:
- * they hold no thread, end by the SDK's own retry limits, and their answers are ignored.
+ * {@code timeout} the context is cancelled, which ends the RPC still out with {@code CANCELLED} (which
+ * the SDK does not retry); the operation then completes with {@code TIMEOUT} and the SDK future of that
+ * RPC is cancelled too, which stops the SDK's retries of a write. The context's own deadline is
+ * {@link #GRACE} later, because a call that the gRPC deadline ends gets {@code DEADLINE_EXCEEDED},
+ * which the SDK retries for reads, on its own threads and outside this context, where neither cancel
+ * reaches the retry. Retries the SDK starts after an {@code UNAVAILABLE} read escape the context the
+ * same way: they hold no thread, end by the SDK's own retry limits, and their answers are ignored. Both
+ * the cancel and the context's deadline run on fence-guard's one timer thread ({@link Timer}): this
+ * class has no timer of its own. This is the backends' half of the timeout contract of
+ * {@link dev.fenceguard.core.spi.LockBackend} (the RPC, and so the server, gives up by the timeout);
+ * the lock client ends its caller's wait and releases a grant that reaches it late.
  *
  * <p>The context is forked from {@link Context#ROOT}, not the caller's, so that a cancelled caller's
  * context (an incoming gRPC request, say) cannot cancel a release or a renewal.
@@ -47,10 +50,7 @@ import java.util.function.Supplier;
  */
 public final class BoundedCall<T> {
 
-    /** Runs only the deadline timers (completing futures, cancelling calls): one daemon thread is plenty. */
-    private static final ScheduledThreadPoolExecutor DEADLINES = deadlines();
-
-    /** How much later than the operation's own timer the gRPC deadline falls (see the class comment). */
+    /** How much later than the cancel at the timeout the gRPC deadline falls (see the class comment). */
     static final Duration GRACE = Duration.ofMillis(100);
 
     /** Runs a callback where the event happened: every step only starts the next RPC or completes. */
@@ -73,7 +73,7 @@ public final class BoundedCall<T> {
         this.operation = operation;
         this.timeout = timeout;
         this.context = Context.ROOT.withValue(OPERATION, Boolean.TRUE)
-                .withDeadline(Deadline.after(timeout.plus(GRACE).toNanos(), TimeUnit.NANOSECONDS), DEADLINES);
+                .withDeadline(Deadline.after(timeout.plus(GRACE).toNanos(), TimeUnit.NANOSECONDS), Timer.executor());
         Context current = Context.current();
         this.caller = OPERATION.get(current) == null ? current : Context.ROOT;
     }
@@ -81,14 +81,17 @@ public final class BoundedCall<T> {
     /**
      * Starts an operation: {@code body} sends its first RPC with {@link #send} and goes on from the
      * callbacks. The returned future completes with what the chain completes it with, or with a
-     * {@code TIMEOUT} {@link FenceGuardException} at {@code timeout}, whichever comes first. Completing
-     * or cancelling it ends the deadline timer and cancels an RPC still out.
+     * {@code TIMEOUT} {@link FenceGuardException} when the context is cancelled at {@code timeout},
+     * whichever comes first. Completing or cancelling it ends the deadline and cancels an RPC still out.
      */
     public static <T> CompletableFuture<T> start(String subject, String operation, Duration timeout, Consumer<BoundedCall<T>> body) {
         BoundedCall<T> call = new BoundedCall<>(subject, operation, timeout);
-        ScheduledFuture<?> timer = DEADLINES.schedule(call::timedOut, timeout.toNanos(), TimeUnit.NANOSECONDS);
+        Timer.Bound cancelAtTimeout = Timer.bound(timeout, () -> call.context.cancel(null));
+        // Whatever cancels the context (the timeout, its deadline, the end of the operation, when the
+        // result is complete already and this does nothing), the operation has timed out.
+        call.context.addListener(cancelled -> call.timedOut(), DIRECT);
         call.result.whenComplete((value, error) -> {
-            timer.cancel(false);
+            cancelAtTimeout.lift();
             call.context.cancel(null); // ends the context's deadline timer; cancels a call still out
             ApiFuture<?> f = call.inFlight;
             if (f != null && !f.isDone()) {
@@ -201,15 +204,5 @@ public final class BoundedCall<T> {
     private void timedOut() {
         fail(new FenceGuardException(ErrorCode.TIMEOUT, subject, operation
                 + " did not finish within " + timeout + "; the call was cancelled"));
-    }
-
-    private static ScheduledThreadPoolExecutor deadlines() {
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "fence-guard-firestore-deadlines");
-            t.setDaemon(true);
-            return t;
-        });
-        executor.setRemoveOnCancelPolicy(true); // every operation that ends in time cancels its timer
-        return executor;
     }
 }

@@ -88,13 +88,14 @@ public final class DocumentRule {
      *     names the fence or deleted field (or a field path inside them), or, for a set, holds
      *     {@code FieldValue.delete()} (a set replaces the document: leave the field out)
      */
-    public Map<String, Object> data(Op op, DocumentReference doc, FenceToken fence, Map<String, Object> fields) {
+    public Map<String, Object> data(Op op, DocumentReference doc, FenceToken fence, Map<String, ?> fields) {
         check(doc, fence);
-        Objects.requireNonNull(fields, "fields");
-        if (fields.isEmpty()) {
+        // Copied first, then checked: what is checked is what is written, whatever the caller does to its map later.
+        Map<String, Object> data = new HashMap<>(Objects.requireNonNull(fields, "fields"));
+        if (data.isEmpty()) {
             throw new IllegalArgumentException("fields must not be empty");
         }
-        for (Map.Entry<String, Object> field : fields.entrySet()) {
+        for (Map.Entry<String, Object> field : data.entrySet()) {
             String name = field.getKey();
             if (name == null || name.isEmpty()) {
                 throw new IllegalArgumentException("field names must not be empty");
@@ -109,7 +110,6 @@ public final class DocumentRule {
                         + "' out instead of passing FieldValue.delete()");
             }
         }
-        Map<String, Object> data = new HashMap<>(fields);
         data.put(fenceField, rule.encode(fence));
         return data;
     }

@@ -76,11 +76,14 @@ public final class FirestoreErrors {
     /**
      * Whether {@code t} is a conditional write's precondition failing: the document changed since it was
      * read, already exists for a create, or (should Firestore say so) no longer exists for an update. A
-     * lost race, not an error: the operation reads again.
+     * lost race, not an error: the operation reads again. {@code ABORTED} counts too: Firestore (and its
+     * emulator, under contention on one document) answers it for a write that conflicted with another
+     * and was not applied, and says to retry; a waiter that took it for an outage gave up its wait.
      */
     static boolean isLostRace(Throwable t) {
         Status.Code code = status(t);
-        return code == Status.Code.FAILED_PRECONDITION || code == Status.Code.ALREADY_EXISTS || code == Status.Code.NOT_FOUND;
+        return code == Status.Code.FAILED_PRECONDITION || code == Status.Code.ALREADY_EXISTS || code == Status.Code.NOT_FOUND
+                || code == Status.Code.ABORTED;
     }
 
     /**

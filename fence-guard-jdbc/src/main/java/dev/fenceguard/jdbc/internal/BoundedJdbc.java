@@ -3,6 +3,7 @@ package dev.fenceguard.jdbc.internal;
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.internal.Redacted;
+import dev.fenceguard.core.internal.Timer;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -10,24 +11,25 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs blocking JDBC work on an executor and bounds it in time, so the caller's thread never waits.
+ * Runs blocking JDBC work on an executor, so the caller's thread never waits, and makes the server give
+ * up by the call's timeout: the backends' half of the timeout contract of
+ * {@link dev.fenceguard.core.spi.LockBackend}.
  *
- * <p>Three layers bound a call. The work itself asks the server to give up by the deadline (it gets
- * the time left, for {@code lock_timeout}/{@code statement_timeout}). A timer completes the future
- * with {@code TIMEOUT} at the deadline whatever the work is doing. And a call still running
- * {@link #ABORT_GRACE} after its deadline has its connection aborted ({@link Connection#abort}): a
- * server that stopped answering (paused, network gone silent) cannot cancel a statement, and without
- * the abort the executor's thread and a pool connection would wait in a socket read until TCP gives up.
+ * <p>The work asks the server to give up by the deadline (it gets the time left, for
+ * {@code lock_timeout}/{@code statement_timeout} or {@code max_statement_time}), and the call completes
+ * with what the server answered, even after the deadline; nothing here completes it at the deadline or
+ * undoes a late answer: the caller (the lock client, the primitives) times out its own caller and
+ * releases a late grant. One thing only runs on time: a call still running {@link #ABORT_GRACE} after
+ * its deadline has its connection aborted ({@link Connection#abort}), because a server that stopped
+ * answering (paused, network gone silent) cannot cancel a statement, and without the abort the
+ * executor's thread and a pool connection would wait in a socket read until TCP gives up. That abort
+ * is a deadline on the process's one timer ({@link Timer#deadlines()}), not a timer of this module.
  */
 public final class BoundedJdbc {
 
@@ -69,20 +71,6 @@ public final class BoundedJdbc {
         int millis();
     }
 
-    /** One daemon thread for every backend in the JVM: call deadlines and aborts, nothing that blocks. */
-    private static final class Timer {
-        static final ScheduledThreadPoolExecutor TIMER;
-
-        static {
-            TIMER = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, "fence-guard-jdbc-timer");
-                t.setDaemon(true);
-                return t;
-            });
-            TIMER.setRemoveOnCancelPolicy(true); // finished calls must not leave their timers queued
-        }
-    }
-
     /** Maps what a call ended with to a {@link FenceGuardException}, by the database's own error codes. */
     public interface Errors {
         FenceGuardException map(Throwable e, String key, String operation);
@@ -109,56 +97,54 @@ public final class BoundedJdbc {
      *
      * @param key the lock key, for errors
      * @param operation what the call does, for errors, e.g. {@code acquire on "public"."locks"}
-     * @param timeout the call's bound, positive
-     * @param late receives a result that arrived after the future was completed otherwise (timed out),
-     *     so it can be undone; may be null
-     * @return a future that fails with a {@link FenceGuardException}: mapped by the {@link Errors} from
-     *     the driver's error, or {@code TIMEOUT} at the deadline
+     * @param timeout the call's bound, positive: handed to the server by the work, and the start of
+     *     {@link #ABORT_GRACE}
+     * @return a future that completes with the work's result, or fails with a {@link FenceGuardException}
+     *     mapped by the {@link Errors} from the driver's error ({@code TIMEOUT} for the server's own
+     *     timeouts), or {@code TIMEOUT} if the deadline passed before anything was sent
      */
-    public <T> CompletableFuture<T> submit(String key, String operation, Duration timeout, Work<T> work, Consumer<T> late) {
-        Call<T> call = new Call<>(key, operation, System.nanoTime() + timeout.toNanos(), work, late);
-        call.timer = Timer.TIMER.schedule(() -> call.expire(new FenceGuardException(ErrorCode.TIMEOUT, key,
-                operation + " got no answer within its timeout of " + timeout.toMillis() + " ms; gave up")),
-                timeout.toNanos(), TimeUnit.NANOSECONDS);
+    public <T> CompletableFuture<T> submit(String key, String operation, Duration timeout, Work<T> work) {
+        Call<T> call = new Call<>(key, operation, timeout, work);
+        call.abort = Timer.bound(timeout.plus(ABORT_GRACE), call::abortIfRunning);
         try {
             executor.execute(call::run);
         } catch (RejectedExecutionException e) {
-            call.timer.cancel(false);
+            call.abort.lift();
             call.out.completeExceptionally(new FenceGuardException(ErrorCode.UNAVAILABLE, key,
                     operation + " was refused by the backend's executor (" + executor + ")", e));
         }
         return call.out;
     }
 
-    /** One call: its future, its connection while it has one, its timer. */
+    /** One call: its future, its connection while it has one, its abort deadline. */
     private final class Call<T> {
         final CompletableFuture<T> out = new CompletableFuture<>();
         final String key;
         final String operation;
+        final Duration timeout;
         final long deadlineNanos;
         final Work<T> work;
-        final Consumer<T> late;
-        volatile ScheduledFuture<?> timer;
+        volatile Timer.Bound abort;
         /** The connection in use; guarded by {@code this}, so an abort never reaches one back in the pool. */
         private Connection connection;
         private boolean finished;
 
-        Call(String key, String operation, long deadlineNanos, Work<T> work, Consumer<T> late) {
+        Call(String key, String operation, Duration timeout, Work<T> work) {
             this.key = key;
             this.operation = operation;
-            this.deadlineNanos = deadlineNanos;
+            this.timeout = timeout;
+            this.deadlineNanos = System.nanoTime() + timeout.toNanos();
             this.work = work;
-            this.late = late;
         }
 
         void run() {
             try {
-                if (out.isDone()) {
-                    return; // timed out while queued on a busy executor: send nothing
-                }
-                Optional<T> result = onOwnConnection();
-                if (result.isPresent() && !out.complete(result.get()) && late != null) {
-                    late.accept(result.get());
+                Optional<T> result = pastDeadline() ? Optional.empty() : onOwnConnection();
+                if (result.isPresent()) {
+                    out.complete(result.get());
+                } else {
+                    out.completeExceptionally(new FenceGuardException(ErrorCode.TIMEOUT, key, operation
+                            + " could not be sent within its timeout of " + timeout.toMillis() + " ms (busy executor or pool)"));
                 }
             } catch (SQLException | RuntimeException e) {
                 out.completeExceptionally(errors.map(e, key, operation));
@@ -170,11 +156,16 @@ public final class BoundedJdbc {
                 synchronized (this) {
                     finished = true;
                 }
-                ScheduledFuture<?> t = timer;
-                if (t != null) {
-                    t.cancel(false);
+                Timer.Bound a = abort;
+                if (a != null) {
+                    a.lift();
                 }
             }
+        }
+
+        /** Whether the call's time ran out before it could send anything (queued on the executor or the pool). */
+        private boolean pastDeadline() {
+            return deadlineNanos - System.nanoTime() <= 0;
         }
 
         /** The work's result, or empty if the call timed out while waiting for a connection (nothing sent). */
@@ -184,7 +175,7 @@ public final class BoundedJdbc {
                     connection = c;
                 }
                 try {
-                    if (out.isDone()) {
+                    if (pastDeadline()) {
                         return Optional.empty();
                     }
                     boolean autoCommit = c.getAutoCommit();
@@ -213,21 +204,6 @@ public final class BoundedJdbc {
             return (int) Math.max(1, Math.min(Integer.MAX_VALUE, left));
         }
 
-        /**
-         * At the deadline: fail the future and arm the abort. Runs on the timer thread rather than the
-         * executor, so a saturated executor cannot delay a timeout; what depends on the future must not
-         * block (the lock client's continuations do not).
-         */
-        void expire(FenceGuardException timeout) {
-            synchronized (this) {
-                if (finished) {
-                    return;
-                }
-            }
-            out.completeExceptionally(timeout);
-            Timer.TIMER.schedule(this::abortIfRunning, ABORT_GRACE.toNanos(), TimeUnit.NANOSECONDS);
-        }
-
         private void abortIfRunning() {
             synchronized (this) {
                 if (finished || connection == null) {
@@ -242,16 +218,6 @@ public final class BoundedJdbc {
                 }
             }
         }
-    }
-
-    /**
-     * Logs the end of {@code release}, the release of a grant that arrived after its call had timed out and
-     * so reached nobody (freed rather than left to its TTL).
-     */
-    public static void undoneLateGrant(java.util.concurrent.CompletionStage<Boolean> release, dev.fenceguard.core.LockKey key,
-            dev.fenceguard.core.LockId lockId) {
-        release.whenComplete((released, error) -> log.debug("lock '{}' (lock {}): late grant undone: {}",
-                key, lockId.redacted(), error == null ? released : Redacted.describe(error)));
     }
 
     /**

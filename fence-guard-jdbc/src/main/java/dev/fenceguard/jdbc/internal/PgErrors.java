@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
 import java.util.Optional;
+import java.util.function.Function;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
 
@@ -77,24 +78,39 @@ public final class PgErrors {
 
     /** The column the server named in {@code e} (e.g. a {@code NOT NULL} violation), if any. */
     public static Optional<String> column(SQLException e) {
-        return server(e).map(ServerErrorMessage::getColumn);
+        return SqlCauses.of(e).filter(PgErrors::fromPgjdbc).flatMap(p -> Pgjdbc.named(p, ServerErrorMessage::getColumn));
     }
 
     /** The constraint the server named in {@code e}, if any. */
     public static Optional<String> constraint(SQLException e) {
-        return server(e).map(ServerErrorMessage::getConstraint);
+        return SqlCauses.of(e).filter(PgErrors::fromPgjdbc).flatMap(p -> Pgjdbc.named(p, ServerErrorMessage::getConstraint));
     }
 
-    private static Optional<ServerErrorMessage> server(SQLException e) {
-        return SqlCauses.of(e).filter(PSQLException.class::isInstance).map(p -> ((PSQLException) p).getServerErrorMessage());
+    /**
+     * Whether {@code e} is pgjdbc's: pgjdbc is the application's choice of driver, so it may be absent, and
+     * its classes are touched (in {@link Pgjdbc}) only for an exception that pgjdbc itself threw.
+     */
+    private static boolean fromPgjdbc(SQLException e) {
+        for (Class<?> c = e.getClass(); c != null; c = c.getSuperclass()) {
+            if (c.getName().equals("org.postgresql.util.PSQLException")) {
+                return true;
+            }
+        }
+        return false;
     }
 
-    /** SQLSTATE, the names the server reported, and pgjdbc's own text of a connection failure. */
-    static String facts(SQLException e) {
-        String state = e.getSQLState();
-        StringBuilder out = new StringBuilder("SQLSTATE ").append(state);
-        ServerErrorMessage server = e instanceof PSQLException p ? p.getServerErrorMessage() : null;
-        if (server != null) {
+    /** What only pgjdbc's exception carries; loaded only when pgjdbc threw. */
+    private static final class Pgjdbc {
+        static Optional<String> named(SQLException e, Function<ServerErrorMessage, String> name) {
+            return Optional.ofNullable(((PSQLException) e).getServerErrorMessage()).map(name);
+        }
+
+        /** Appends the names the server reported; false if there was no server message. */
+        static boolean names(StringBuilder out, SQLException e) {
+            ServerErrorMessage server = ((PSQLException) e).getServerErrorMessage();
+            if (server == null) {
+                return false;
+            }
             name(out, "constraint", server.getConstraint());
             String table = server.getTable();
             if (table != null) {
@@ -102,8 +118,17 @@ public final class PgErrors {
             }
             name(out, "column", server.getColumn());
             name(out, "type", server.getDatatype());
+            return true;
         }
-        if (server == null && e instanceof PSQLException && state != null && state.startsWith("08")
+    }
+
+    /** SQLSTATE, the names the server reported, and pgjdbc's own text of a connection failure. */
+    static String facts(SQLException e) {
+        String state = e.getSQLState();
+        StringBuilder out = new StringBuilder("SQLSTATE ").append(state);
+        boolean pgjdbc = fromPgjdbc(e);
+        boolean fromServer = pgjdbc && Pgjdbc.names(out, e);
+        if (!fromServer && pgjdbc && state != null && state.startsWith("08")
                 && e.getMessage() != null && !e.getMessage().isBlank()) {
             // pgjdbc's own words ("Connection to 127.0.0.1:1 refused"): no server was there to say anything.
             out.append(": ").append(firstLine(e.getMessage()));

@@ -2,9 +2,9 @@ package dev.fenceguard.jpa.internal;
 
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.jdbc.Assignments;
-import dev.fenceguard.jdbc.FencedTable;
-import dev.fenceguard.jdbc.FencedWriter;
+import dev.fenceguard.jooq.Assignments;
+import dev.fenceguard.jooq.FencedTable;
+import dev.fenceguard.jooq.FencedWriter;
 import dev.fenceguard.jpa.Fence;
 import dev.fenceguard.jpa.Tombstone;
 import dev.fenceguard.jpa.spring.FencedJdbcRepository;

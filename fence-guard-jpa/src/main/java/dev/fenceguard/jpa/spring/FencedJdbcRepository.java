@@ -12,7 +12,7 @@ package dev.fenceguard.jpa.spring;
  *
  * <p>The implementation comes with fence-guard-jpa ({@code META-INF/spring.factories}) and needs
  * fence-guard-jdbc on the class path: each write is the write of the same name of
- * {@code dev.fenceguard.jdbc.FencedWriter}, on the table, id column and columns the aggregate's mapping
+ * {@code dev.fenceguard.jooq.FencedWriter}, on the table, id column and columns the aggregate's mapping
  * names, its fence marked {@link dev.fenceguard.jpa.Fence} and, for deletes, its tombstone
  * {@link dev.fenceguard.jpa.Tombstone}. Values are given by property name. It runs on the connection of
  * the caller's Spring transaction if there is one (so it commits or rolls back with it), else on a
@@ -21,6 +21,6 @@ package dev.fenceguard.jpa.spring;
  *
  * @param <T> the entity type
  * @param <ID> the id type
- * @since 0.3
+ * @since 0.1
  */
 public interface FencedJdbcRepository<T, ID> extends FencedRepository<T, ID> {}

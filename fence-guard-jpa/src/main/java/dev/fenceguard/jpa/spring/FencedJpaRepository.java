@@ -19,6 +19,6 @@ package dev.fenceguard.jpa.spring;
  *
  * @param <T> the entity type
  * @param <ID> the id type
- * @since 0.3
+ * @since 0.1
  */
 public interface FencedJpaRepository<T, ID> extends FencedRepository<T, ID> {}

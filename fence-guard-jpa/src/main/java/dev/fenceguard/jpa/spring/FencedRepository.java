@@ -14,7 +14,7 @@ import java.util.Map;
  *
  * @param <T> the entity type
  * @param <ID> the id type
- * @since 0.3
+ * @since 0.1
  */
 public interface FencedRepository<T, ID> {
 

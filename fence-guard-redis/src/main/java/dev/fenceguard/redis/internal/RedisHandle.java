@@ -2,7 +2,7 @@ package dev.fenceguard.redis.internal;
 
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
-import dev.fenceguard.core.internal.Deadlines;
+import dev.fenceguard.core.internal.Timer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -25,7 +24,7 @@ import java.util.function.Supplier;
  * SCRIPT FLUSH, or on a Cluster node that has not seen the script; EVAL caches it there). No thread
  * waits for Redis, and commands reach Lettuce one at a time ({@link OneWriter}), so that callers never
  * meet on the lock Lettuce takes for each write. Futures complete on Lettuce's event loop (or, for a
- * timeout, the JDK's shared delay scheduler thread): what is chained onto them must not block.
+ * timeout of {@link #bounded}, the {@code fence-guard-timer} thread): what is chained onto them must not block.
  */
 public final class RedisHandle {
 
@@ -35,9 +34,6 @@ public final class RedisHandle {
         CompletionStage<Long> send(int replicas, long timeoutMillis);
     }
 
-    /** Timeouts beyond this (a day) are waited as this, rather than overflow the clock arithmetic. */
-    private static final Duration LONGEST = Duration.ofDays(1);
-    private static final Deadlines DEADLINES = new Deadlines();
 
     private final RedisScriptingAsyncCommands<String, String> commands;
     private final AutoCloseable owned;
@@ -148,27 +144,16 @@ public final class RedisHandle {
     }
 
     /**
-     * {@code call}, bounded: the returned future fails with {@code TIMEOUT} once {@code timeout} has
-     * passed, whatever Redis does, and no thread waits meanwhile (one shared sweep timer, see
-     * {@code Deadlines}). The command itself stays queued in Lettuce until Redis answers or Lettuce's own
-     * command timeout ends it; an answer that arrives after the timeout goes to {@code late} (if not
-     * null), so that what it did can be undone where that is possible.
+     * {@code call}, bounded for the fenced writes, which are their own client: the returned future fails
+     * with {@code TIMEOUT} once {@code timeout} has passed, whatever Redis does, and no thread waits
+     * meanwhile (a deadline on the process's one timer, {@link Timer#deadlines()}). The command itself
+     * stays queued in Lettuce until Redis answers or Lettuce's own command timeout ends it; a late answer
+     * is dropped (a fenced write judges its fence on the server, so a late one changes nothing it should
+     * not). The lock, idempotency and flight backends are not bounded here: their callers bound them.
      */
-    public static <T> CompletableFuture<T> bounded(CompletableFuture<T> call, Duration timeout, String subject,
-            String operation, Consumer<? super T> late) {
-        CompletableFuture<T> out = new CompletableFuture<>();
-        long nanos = timeout.compareTo(LONGEST) > 0 ? LONGEST.toNanos() : timeout.toNanos();
-        Deadlines.Entry deadline = DEADLINES.add(System.nanoTime() + nanos, () -> out.completeExceptionally(
-                new FenceGuardException(ErrorCode.TIMEOUT, subject, operation + " got no answer from Redis within " + timeout
-                        + "; gave up waiting")));
-        call.whenComplete((value, error) -> {
-            DEADLINES.remove(deadline);
-            boolean taken = error == null ? out.complete(value) : out.completeExceptionally(RedisErrors.unwrap(error));
-            if (!taken && error == null && late != null) {
-                late.accept(value);
-            }
-        });
-        return out;
+    public static <T> CompletableFuture<T> bounded(CompletableFuture<T> call, Duration timeout, String subject, String operation) {
+        return Timer.bounded(onExpiry -> Timer.bound(timeout, onExpiry), () -> new FenceGuardException(ErrorCode.TIMEOUT, subject,
+                operation + " got no answer from Redis within " + timeout + "; gave up waiting"), () -> call, null);
     }
 
     /**

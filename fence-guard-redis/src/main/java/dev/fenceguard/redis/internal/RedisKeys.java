@@ -30,6 +30,8 @@ public final class RedisKeys {
     public static final String DEFAULT_LOCK_PREFIX = "fg:";
     /** Default prefix of the fence keys of guarded resource keys. */
     public static final String DEFAULT_FENCE_PREFIX = "fg:fence:";
+    /** Default prefix of the flight store's keys and channel. */
+    public static final String DEFAULT_FLIGHT_PREFIX = "fg-sf:";
 
     private RedisKeys() {}
 

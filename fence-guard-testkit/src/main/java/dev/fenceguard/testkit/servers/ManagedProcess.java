@@ -15,6 +15,8 @@ import java.util.stream.Stream;
  * A server process the harness started; output goes to a log file in the temp directory. The process
  * is stopped, and its log and working directory deleted, when {@link #close()} is called or the JVM
  * exits; a log whose path was handed out by {@link #logFile()} (for a failure message) is kept.
+ *
+ * @since 0.1
  */
 public final class ManagedProcess implements AutoCloseable {
 

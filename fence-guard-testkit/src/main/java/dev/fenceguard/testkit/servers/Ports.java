@@ -7,7 +7,11 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 
-/** Loopback port helpers for servers the harness starts itself. */
+/**
+ * Loopback port helpers for servers the harness starts itself.
+ *
+ * @since 0.1
+ */
 public final class Ports {
 
     private Ports() {}
@@ -29,7 +33,7 @@ public final class Ports {
      * loopback connect can even pick the very port it dials as its own source and connect to itself
      * (TCP simultaneous open), so "refused" would not be certain.
      *
-     * @since 0.3
+     * @since 0.1
      */
     public static int refused() {
         java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();

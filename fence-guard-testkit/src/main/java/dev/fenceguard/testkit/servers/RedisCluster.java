@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
  * {@code redis-server --cluster-enabled yes} and joined with {@code redis-cli --cluster create}.
  * Stop it with {@link #close()} (also done at JVM exit), which deletes the nodes' temporary directories
  * and logs.
+ *
+ * @since 0.1
  */
 public final class RedisCluster implements AutoCloseable {
 

@@ -12,6 +12,8 @@ import java.util.List;
  * Starts private {@code redis-server} processes on free 127.0.0.1 ports, without persistence, for
  * tests that restart, flush or fail over a server. Each is stopped by its handle (and at JVM exit), and
  * its temporary directory and log are deleted then (a log whose path a failure message showed is kept).
+ *
+ * @since 0.1
  */
 public final class RedisServers {
 

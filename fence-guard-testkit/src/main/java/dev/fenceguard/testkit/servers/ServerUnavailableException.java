@@ -6,6 +6,8 @@ import java.util.List;
  * No test server of a kind could be had. The message names the three ways to provide one, in the
  * order the harness tries them, and why each failed. Tests that need the server fail with it: a
  * missing server is never a silent skip.
+ *
+ * @since 0.1
  */
 public final class ServerUnavailableException extends RuntimeException {
 

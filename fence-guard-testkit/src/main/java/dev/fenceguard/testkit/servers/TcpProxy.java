@@ -36,6 +36,8 @@ import java.util.concurrent.LinkedBlockingQueue;
  * <p>Delay is latency, not a bandwidth limit: each chunk is forwarded {@code delay} after it was read,
  * in order. New connections are accepted after a cut. Thread-safe; each connection uses four virtual
  * threads.
+ *
+ * @since 0.1
  */
 public final class TcpProxy implements AutoCloseable {
 

@@ -25,6 +25,8 @@ import java.util.UUID;
  *
  * <p>Tests isolate themselves with {@link #newProjectId(String)}: the emulator keeps one database per
  * project id.
+ *
+ * @since 0.1
  */
 public final class TestFirestore {
 

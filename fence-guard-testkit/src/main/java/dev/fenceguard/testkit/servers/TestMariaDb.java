@@ -26,7 +26,7 @@ import javax.sql.DataSource;
  * <p>Servers are shared and keep state between runs, so every test class takes a database of its own
  * with {@link #newDatabase(String)} and drops it when done.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class TestMariaDb {
 

@@ -21,6 +21,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  *
  * <p>Servers are shared and keep state between runs, so every test class takes its own schema with
  * {@link #newSchema(String)} and drops it when done.
+ *
+ * @since 0.1
  */
 public final class TestPostgres {
 

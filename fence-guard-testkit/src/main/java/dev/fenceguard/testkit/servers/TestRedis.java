@@ -16,6 +16,8 @@ import java.util.UUID;
  * <p>The server is shared: tests isolate themselves with {@link #keyPrefix(String)} and delete only
  * their own keys. Fault tests (restart, FLUSHALL, failover, Cluster) start their own servers with
  * {@link RedisServers}.
+ *
+ * @since 0.1
  */
 public final class TestRedis {
 

@@ -1,15 +1,16 @@
 package dev.fenceguard.spring.boot.autoconfigure;
 
 import dev.fenceguard.core.LockClient;
+import dev.fenceguard.spring.EnableFencedLocks;
 import dev.fenceguard.spring.FencedLock;
 import dev.fenceguard.spring.internal.FencedLockAdvisor;
-import org.springframework.aop.config.AopConfigUtils;
-import org.springframework.beans.factory.ObjectProvider;
+import dev.fenceguard.spring.internal.FencedLockRegistrar;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
@@ -18,15 +19,17 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
- * Applies {@link FencedLock} to the application's beans when there is a {@link LockClient}: an advisor
- * ordered before Spring's transaction advice ({@code fence-guard.annotation.order}), and the
- * infrastructure auto-proxy creator if the application has none yet (the same one
- * {@code @EnableTransactionManagement} registers). {@code fence-guard.annotation.enabled=false} turns it off.
+ * Applies {@link FencedLock} to the application's beans when there is a {@link LockClient}, as
+ * {@link EnableFencedLocks} does without Spring Boot, with the defaults and order of
+ * {@code fence-guard.default-ttl}, {@code default-wait} and {@code annotation.order}. An application
+ * that puts {@link EnableFencedLocks} on a configuration class keeps its own (this one then steps back);
+ * {@code fence-guard.annotation.enabled=false} turns it off.
  *
- * @since 0.3
+ * @since 0.1
  */
 @AutoConfiguration(after = FenceGuardAutoConfiguration.class)
 @ConditionalOnBean(LockClient.class)
+@ConditionalOnMissingBean(FencedLockAdvisor.class)
 @ConditionalOnBooleanProperty(name = "fence-guard.annotation.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FenceGuardProperties.class)
 @Import(FenceGuardAnnotationAutoConfiguration.ProxyCreator.class)
@@ -34,18 +37,17 @@ public final class FenceGuardAnnotationAutoConfiguration {
 
     FenceGuardAnnotationAutoConfiguration() {}
 
-    @Bean
+    @Bean(FencedLockAdvisor.BEAN_NAME)
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static FencedLockAdvisor fenceGuardFencedLockAdvisor(ObjectProvider<LockClient> client, FenceGuardProperties properties) {
-        return new FencedLockAdvisor(client::getObject, properties.getDefaultTtl(), properties.getDefaultWait(),
-                properties.getAnnotation().getOrder());
+    static FencedLockAdvisor fenceGuardFencedLockAdvisor(FenceGuardProperties properties) {
+        return new FencedLockAdvisor(properties.getDefaultTtl(), properties.getDefaultWait(), properties.getAnnotation().getOrder());
     }
 
     /** Registers an auto-proxy creator for infrastructure advisors unless a stronger one is there. */
     static final class ProxyCreator implements ImportBeanDefinitionRegistrar {
         @Override
         public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
-            AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+            FencedLockRegistrar.registerProxyCreator(registry);
         }
     }
 }

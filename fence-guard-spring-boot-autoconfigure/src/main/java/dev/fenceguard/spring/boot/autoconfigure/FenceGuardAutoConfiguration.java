@@ -7,7 +7,8 @@ import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.firestore.FenceGuardFirestore;
 import dev.fenceguard.firestore.FencedFirestore;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
+import dev.fenceguard.jooq.FencedTable;
 import dev.fenceguard.redis.FenceGuardRedis;
 import dev.fenceguard.redis.FencedRedis;
 import dev.fenceguard.spring.jdbc.TransactionalFencedWrites;
@@ -28,17 +29,17 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
 
 /**
  * The lock client: a {@link LockClient} over the lock backend the application's beans allow (a
- * {@link DataSource} for PostgreSQL, a Lettuce client or Spring Data Redis connection factory for
- * Redis, a {@link Firestore}), with fence-guard's meters and observations when Micrometer is there;
+ * {@link DataSource} for PostgreSQL, MariaDB or MySQL, whichever it is to; a Lettuce client or Spring
+ * Data Redis connection factory for Redis; a {@link Firestore}), with fence-guard's meters and observations when Micrometer is there;
  * the fenced-write helpers of each store present ({@link FencedRedis}, {@link FencedFirestore},
- * {@link TransactionalFencedWrites}); a check at startup that the PostgreSQL lock table exists.
+ * {@link TransactionalFencedWrites}); a check at startup that the SQL lock table exists.
  *
  * <p>Every bean here gives way to one of the application's own of the same type: a {@link LockBackend}
  * bean is wrapped in the client instead of building one, a {@link LockClient} bean replaces the client.
  * With more than one store present, {@code fence-guard.backend} chooses; startup fails if it is needed
  * and unset, naming the stores found.
  *
- * @since 0.3
+ * @since 0.1
  */
 @AutoConfiguration(after = {FenceGuardMetricsAutoConfiguration.class, FenceGuardRedisAutoConfiguration.class,
         FenceGuardFirestoreAutoConfiguration.class},
@@ -50,31 +51,34 @@ public final class FenceGuardAutoConfiguration {
     FenceGuardAutoConfiguration() {}
 
     /**
-     * PostgreSQL over the application's one DataSource. (Member configurations are registered in
-     * {@link Order} before the beans of this class, so that the selection below sees every candidate.)
+     * The SQL database of the application's one DataSource; which one it is (PostgreSQL, MariaDB, MySQL)
+     * is learnt when the backend is built. (Member configurations are registered in {@link Order} before
+     * the beans of this class, so that the selection below sees every candidate.)
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(PostgresLockBackend.class)
+    @ConditionalOnClass(FenceGuardJdbc.class)
     @ConditionalOnSingleCandidate(DataSource.class)
     @Order(1)
-    static final class Postgres {
-        @Bean
-        PostgresLockTable fenceGuardPostgresLockTable(DataSource dataSource, FenceGuardProperties properties) {
-            return new PostgresLockTable(dataSource, properties);
+    static final class Jdbc {
+        static final String LOCK_TABLE_BEAN = "fenceGuardJdbcLockTable";
+
+        @Bean(LOCK_TABLE_BEAN)
+        JdbcLockTable fenceGuardJdbcLockTable(DataSource dataSource, FenceGuardProperties properties) {
+            return new JdbcLockTable(dataSource, properties);
         }
 
         @Bean
-        BackendCandidate fenceGuardPostgresCandidate(PostgresLockTable table) {
-            return new BackendCandidate(FenceGuardProperties.Backend.POSTGRESQL, "a DataSource bean", table::createBackend);
+        BackendCandidate fenceGuardJdbcCandidate(JdbcLockTable table) {
+            return new BackendCandidate(FenceGuardProperties.Backend.JDBC, "a DataSource bean", table::createBackend);
         }
     }
 
     /** Fenced SQL writes that join the caller's Spring transaction. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass({PostgresLockBackend.class, DataSourceUtils.class})
+    @ConditionalOnClass({FencedTable.class, DataSourceUtils.class})
     @ConditionalOnSingleCandidate(DataSource.class)
     @Order(2)
-    static final class Jdbc {
+    static final class TransactionalWrites {
         @Bean
         @ConditionalOnMissingBean
         TransactionalFencedWrites fenceGuardTransactionalFencedWrites(DataSource dataSource) {
@@ -147,7 +151,7 @@ public final class FenceGuardAutoConfiguration {
 
     static String needs(FenceGuardProperties.Backend backend) {
         return switch (backend) {
-            case POSTGRESQL -> "single DataSource bean (with fence-guard-jdbc on the class path)";
+            case JDBC -> "single DataSource bean (with fence-guard-jdbc on the class path)";
             case REDIS -> "Lettuce RedisClient, RedisClusterClient or Spring Data Redis LettuceConnectionFactory bean (with "
                     + "fence-guard-redis on the class path)";
             case FIRESTORE -> "Firestore bean (with fence-guard-firestore on the class path)";

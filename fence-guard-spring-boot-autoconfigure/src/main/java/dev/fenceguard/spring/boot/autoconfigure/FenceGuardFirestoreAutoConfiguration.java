@@ -17,7 +17,7 @@ import org.springframework.context.annotation.Bean;
  * {@link Firestore} bean. A {@code FenceGuardFirestore} bean of the application's own replaces it.
  * Settings: {@code fence-guard.firestore.*}.
  *
- * @since 0.3
+ * @since 0.1
  */
 @AutoConfiguration(after = FenceGuardMetricsAutoConfiguration.class)
 @ConditionalOnClass({FenceGuardFirestore.class, Firestore.class})
@@ -34,7 +34,7 @@ public final class FenceGuardFirestoreAutoConfiguration {
         FenceGuardFirestore.Builder builder = FenceGuardFirestore.builder(firestore);
         FenceGuardProperties.Firestore settings = properties.getFirestore();
         Settings.apply("firestore.collection", settings.getCollection(), builder::withLockCollection);
-        Settings.apply("firestore.write-timeout", settings.getWriteTimeout(), builder::withWriteTimeout);
+        Settings.apply("firestore.call-timeout", settings.getCallTimeout(), builder::withCallTimeout);
         metrics.ifAvailable(builder::withMetrics);
         observations.ifAvailable(builder::withObservations);
         return builder.build();

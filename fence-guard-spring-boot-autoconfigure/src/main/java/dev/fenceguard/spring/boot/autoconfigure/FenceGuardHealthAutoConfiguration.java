@@ -14,7 +14,7 @@ import org.springframework.context.annotation.Bean;
  * (Actuator) is present and there is a {@link LockClient}. {@code management.health.fenceguard.enabled=false}
  * turns it off; a bean named {@code fenceGuardHealthIndicator} replaces it.
  *
- * @since 0.3
+ * @since 0.1
  */
 @AutoConfiguration(after = FenceGuardAutoConfiguration.class)
 @ConditionalOnClass(HealthIndicator.class)

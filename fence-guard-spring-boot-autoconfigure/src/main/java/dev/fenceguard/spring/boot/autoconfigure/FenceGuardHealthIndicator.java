@@ -9,7 +9,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * UP when the lock backend answers a lookup (one read, bounded by the client's call timeout; it takes
  * no lock and writes nothing), DOWN with the error code when it does not. Details: the backend's name.
  *
- * @since 0.3
+ * @since 0.1
  */
 public final class FenceGuardHealthIndicator implements HealthIndicator {
 

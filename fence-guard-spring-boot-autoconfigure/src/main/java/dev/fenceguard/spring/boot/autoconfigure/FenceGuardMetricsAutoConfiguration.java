@@ -22,7 +22,7 @@ import org.springframework.context.annotation.Configuration;
  * fence-guard auto-configurations report there. A {@link LockMetrics} or {@link LockObservations} bean
  * of the application's own replaces each.
  *
- * @since 0.3
+ * @since 0.1
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",

@@ -17,7 +17,7 @@ import org.springframework.validation.Validator;
  * such as the Redis key prefix, are checked by that module's builder when the backend is built, and the
  * failure names the property as well).
  *
- * @since 0.3
+ * @since 0.1
  */
 @ConfigurationProperties(prefix = FenceGuardProperties.PREFIX)
 public class FenceGuardProperties implements Validator {
@@ -25,10 +25,16 @@ public class FenceGuardProperties implements Validator {
     /** The prefix of every property here. */
     public static final String PREFIX = "fence-guard";
 
+    /** Schema of the lock table on PostgreSQL when {@code fence-guard.jdbc.schema} is unset. */
+    static final String DEFAULT_POSTGRESQL_SCHEMA = "public";
+
     /** Which store holds the locks when the application has more than one. */
     public enum Backend {
-        /** A {@code PostgresLockBackend} over the application's {@code DataSource}. */
-        POSTGRESQL,
+        /**
+         * The SQL database of the application's {@code DataSource}: PostgreSQL, MariaDB or MySQL, each with
+         * its lock backend.
+         */
+        JDBC,
         /** A Redis lock backend over the application's Lettuce {@code RedisClient} or {@code LettuceConnectionFactory}. */
         REDIS,
         /** A Firestore lock backend over the application's {@code Firestore}. */
@@ -53,13 +59,24 @@ public class FenceGuardProperties implements Validator {
     /** How long a release may take before the lock is left to expire (1 ms to 10 min); the client's default (2 s) when unset. */
     private Duration releaseTimeout;
 
+    /** A SQL database fence-guard has a lock backend for. */
+    public enum JdbcDatabase {
+        /** PostgreSQL. */
+        POSTGRESQL,
+        /** MariaDB 10.5+, through MariaDB Connector/J or MySQL Connector/J. */
+        MARIADB,
+        /** MySQL 8.0.19+. */
+        MYSQL
+    }
+
     /**
      * How fences are chosen (dense or clock-floored); the backend's default when unset: DENSE on
-     * PostgreSQL, CLOCK_FLOORED on Redis. Firestore keeps its documents forever and has no such choice.
+     * PostgreSQL, MariaDB and MySQL, CLOCK_FLOORED on Redis. Firestore keeps its documents forever and has
+     * no such choice.
      */
     private FenceStrategy fenceStrategy;
 
-    private final Postgresql postgresql = new Postgresql();
+    private final Jdbc jdbc = new Jdbc();
     private final Redis redis = new Redis();
     private final Firestore firestore = new Firestore();
     private final Metrics metrics = new Metrics();
@@ -114,8 +131,8 @@ public class FenceGuardProperties implements Validator {
         this.fenceStrategy = fenceStrategy;
     }
 
-    public Postgresql getPostgresql() {
-        return postgresql;
+    public Jdbc getJdbc() {
+        return jdbc;
     }
 
     public Redis getRedis() {
@@ -138,10 +155,18 @@ public class FenceGuardProperties implements Validator {
         return annotation;
     }
 
-    /** Settings of the PostgreSQL lock backend. */
-    public static class Postgresql {
-        /** Schema of the lock table. */
-        private String schema = "public";
+    /** Settings of the lock backend over the application's DataSource (PostgreSQL, MariaDB or MySQL). */
+    public static class Jdbc {
+        /**
+         * The database the DataSource is to; asked of one of its connections at startup when unset (set it
+         * to start while the database is down, or to use MYSQL's backend on MariaDB).
+         */
+        private JdbcDatabase database;
+        /**
+         * Schema of the lock table (on MariaDB and MySQL: its database); when unset, public on PostgreSQL, the
+         * connection's database on MariaDB and MySQL.
+         */
+        private String schema;
         /** Name of the lock table. */
         private String table = "fence_guard_locks";
         /**
@@ -151,6 +176,14 @@ public class FenceGuardProperties implements Validator {
         private boolean flyway = true;
         /** Whether startup fails when the lock table does not exist (checked once, after Flyway has run). */
         private boolean verifyTable = true;
+
+        public JdbcDatabase getDatabase() {
+            return database;
+        }
+
+        public void setDatabase(JdbcDatabase database) {
+            this.database = database;
+        }
 
         public String getSchema() {
             return schema;
@@ -192,7 +225,7 @@ public class FenceGuardProperties implements Validator {
         /** Prefix of the fence keys of fenced writes (the module's default when unset). */
         private String fenceKeyPrefix;
         /** Bound on one fenced write (the module's default, 10 s, when unset). */
-        private Duration writeTimeout;
+        private Duration callTimeout;
 
         public String getKeyPrefix() {
             return keyPrefix;
@@ -210,12 +243,12 @@ public class FenceGuardProperties implements Validator {
             this.fenceKeyPrefix = fenceKeyPrefix;
         }
 
-        public Duration getWriteTimeout() {
-            return writeTimeout;
+        public Duration getCallTimeout() {
+            return callTimeout;
         }
 
-        public void setWriteTimeout(Duration writeTimeout) {
-            this.writeTimeout = writeTimeout;
+        public void setCallTimeout(Duration callTimeout) {
+            this.callTimeout = callTimeout;
         }
     }
 
@@ -224,7 +257,7 @@ public class FenceGuardProperties implements Validator {
         /** Collection of the lock documents (the module's default when unset). */
         private String collection;
         /** Bound on one fenced write (the module's default, 10 s, when unset). */
-        private Duration writeTimeout;
+        private Duration callTimeout;
 
         public String getCollection() {
             return collection;
@@ -234,12 +267,12 @@ public class FenceGuardProperties implements Validator {
             this.collection = collection;
         }
 
-        public Duration getWriteTimeout() {
-            return writeTimeout;
+        public Duration getCallTimeout() {
+            return callTimeout;
         }
 
-        public void setWriteTimeout(Duration writeTimeout) {
-            this.writeTimeout = writeTimeout;
+        public void setCallTimeout(Duration callTimeout) {
+            this.callTimeout = callTimeout;
         }
     }
 
@@ -312,10 +345,10 @@ public class FenceGuardProperties implements Validator {
         check(errors, "default-wait", p.defaultWait, v -> Checks.maxWait(v, "@FencedLock default"));
         check(errors, "call-timeout", p.callTimeout, FenceGuardProperties::timeout);
         check(errors, "release-timeout", p.releaseTimeout, FenceGuardProperties::timeout);
-        check(errors, "postgresql.schema", p.postgresql.schema, v -> SqlIdentifiers.require("schema", v));
-        check(errors, "postgresql.table", p.postgresql.table, v -> SqlIdentifiers.require("table", v));
-        check(errors, "redis.write-timeout", p.redis.writeTimeout, FenceGuardProperties::positive);
-        check(errors, "firestore.write-timeout", p.firestore.writeTimeout, FenceGuardProperties::positive);
+        check(errors, "jdbc.schema", p.jdbc.schema, v -> SqlIdentifiers.require("schema", v));
+        check(errors, "jdbc.table", p.jdbc.table, v -> SqlIdentifiers.require("table", v));
+        check(errors, "redis.call-timeout", p.redis.callTimeout, FenceGuardProperties::positive);
+        check(errors, "firestore.call-timeout", p.firestore.callTimeout, FenceGuardProperties::positive);
         if (p.fenceStrategy != null && p.backend == Backend.FIRESTORE) {
             errors.rejectValue("fenceStrategy", "fence-guard.unsupported", "Firestore has no fence strategy to choose (its documents"
                     + " are never deleted); remove fence-guard.fence-strategy");
@@ -325,7 +358,7 @@ public class FenceGuardProperties implements Validator {
     /** Each message names the property as it is written in application.properties. */
     private static <T> void check(Errors errors, String property, T value, Consumer<T> check) {
         if (value == null) {
-            if (property.startsWith("default-") || property.startsWith("postgresql.")) {
+            if (property.startsWith("default-") || property.equals("jdbc.table")) {
                 errors.rejectValue(field(property), "fence-guard.required", PREFIX + "." + property + " must be set");
             }
             return;

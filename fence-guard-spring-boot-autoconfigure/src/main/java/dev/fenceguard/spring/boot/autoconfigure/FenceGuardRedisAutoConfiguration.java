@@ -22,7 +22,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Spring Data Redis's {@link LettuceConnectionFactory}. A {@code FenceGuardRedis} bean of the
  * application's own replaces it. Settings: {@code fence-guard.redis.*}, {@code fence-guard.fence-strategy}.
  *
- * @since 0.3
+ * @since 0.1
  */
 @AutoConfiguration(after = FenceGuardMetricsAutoConfiguration.class,
         afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
@@ -80,7 +80,7 @@ public final class FenceGuardRedisAutoConfiguration {
         FenceGuardProperties.Redis redis = properties.getRedis();
         Settings.apply("redis.key-prefix", redis.getKeyPrefix(), builder::withKeyPrefix);
         Settings.apply("redis.fence-key-prefix", redis.getFenceKeyPrefix(), builder::withFenceKeyPrefix);
-        Settings.apply("redis.write-timeout", redis.getWriteTimeout(), builder::withWriteTimeout);
+        Settings.apply("redis.call-timeout", redis.getCallTimeout(), builder::withCallTimeout);
         Settings.apply("fence-strategy", properties.getFenceStrategy(), builder::withFenceStrategy);
         metrics.ifAvailable(builder::withMetrics);
         observations.ifAvailable(builder::withObservations);

@@ -11,7 +11,7 @@ import org.springframework.util.ClassUtils;
 
 /**
  * What fence-guard does once every singleton exists (so after Spring Boot's Flyway has run) and before
- * the application takes traffic: checks the PostgreSQL lock table, and is the one place where the lock
+ * the application takes traffic: checks the SQL lock table, and is the one place where the lock
  * backend and the fenced writers are warmed up.
  */
 final class FenceGuardStartup implements SmartInitializingSingleton, BeanFactoryAware {
@@ -36,10 +36,10 @@ final class FenceGuardStartup implements SmartInitializingSingleton, BeanFactory
     }
 
     private void verifyLockTable(FenceGuardProperties properties, LockBackend backend) {
-        if (!properties.getPostgresql().isVerifyTable() || !beans.containsBean("fenceGuardPostgresLockTable")) {
+        if (!properties.getJdbc().isVerifyTable() || !beans.containsBean(FenceGuardAutoConfiguration.Jdbc.LOCK_TABLE_BEAN)) {
             return;
         }
-        PostgresLockTable table = beans.getBean("fenceGuardPostgresLockTable", PostgresLockTable.class);
+        JdbcLockTable table = beans.getBean(FenceGuardAutoConfiguration.Jdbc.LOCK_TABLE_BEAN, JdbcLockTable.class);
         if (table.built(backend)) {
             table.verify(beans.containsBean(FenceGuardFlywayAutoConfiguration.CALLBACK_BEAN) && hasFlyway());
         }

@@ -5,6 +5,6 @@
  * Settings are {@link dev.fenceguard.spring.boot.autoconfigure.FenceGuardProperties} ({@code fence-guard.*});
  * {@code docs/spring-boot.md} lists them with every condition.
  *
- * @since 0.3
+ * @since 0.1
  */
 package dev.fenceguard.spring.boot.autoconfigure;

@@ -35,9 +35,9 @@ class ConfigurationMetadataTest {
         }
         assertThat(names).contains("fence-guard.backend", "fence-guard.default-ttl", "fence-guard.default-wait",
                 "fence-guard.call-timeout", "fence-guard.release-timeout", "fence-guard.fence-strategy",
-                "fence-guard.postgresql.schema", "fence-guard.postgresql.table", "fence-guard.postgresql.flyway",
-                "fence-guard.postgresql.verify-table", "fence-guard.redis.key-prefix", "fence-guard.redis.fence-key-prefix",
-                "fence-guard.redis.write-timeout", "fence-guard.firestore.collection", "fence-guard.firestore.write-timeout",
+                "fence-guard.jdbc.schema", "fence-guard.jdbc.table", "fence-guard.jdbc.flyway",
+                "fence-guard.jdbc.verify-table", "fence-guard.redis.key-prefix", "fence-guard.redis.fence-key-prefix",
+                "fence-guard.redis.call-timeout", "fence-guard.firestore.collection", "fence-guard.firestore.call-timeout",
                 "fence-guard.metrics.enabled", "fence-guard.observations.enabled", "fence-guard.annotation.enabled",
                 "fence-guard.annotation.order");
         assertThat(json).contains("\"defaultValue\": \"30s\"", "\"defaultValue\": \"fence_guard_locks\"",

@@ -15,7 +15,7 @@ import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.firestore.FenceGuardFirestore;
 import dev.fenceguard.firestore.FencedFirestore;
 import dev.fenceguard.firestore.FirestoreLockBackend;
-import dev.fenceguard.jdbc.PostgresLockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.redis.FenceGuardRedis;
 import dev.fenceguard.redis.FencedRedis;
@@ -82,7 +82,7 @@ class FenceGuardAutoConfigurationTest {
 
     static ApplicationContextRunner postgres(ApplicationContextRunner runner, TestPostgres.Schema schema) {
         return runner.withBean("dataSource", DataSource.class, schema::dataSource)
-                .withPropertyValues("fence-guard.postgresql.schema=" + schema.name());
+                .withPropertyValues("fence-guard.jdbc.schema=" + schema.name());
     }
 
     ApplicationContextRunner postgres(TestPostgres.Schema in) {
@@ -114,7 +114,7 @@ class FenceGuardAutoConfigurationTest {
         postgres().run(ctx -> {
             assertThat(ctx).hasNotFailed().hasSingleBean(LockClient.class).hasSingleBean(TransactionalFencedWrites.class)
                     .hasSingleBean(FencedLockAdvisor.class);
-            assertThat(ctx.getBean(LockBackend.class)).isInstanceOf(PostgresLockBackend.class);
+            assertThat(ctx.getBean(LockBackend.class).name()).isEqualTo("postgres");
             assertThat(lockOnce(ctx.getBean(LockClient.class), "boot:pg")).isPresent();
             assertThat(schema.query("SELECT count(*) FROM " + schema.name() + ".fence_guard_locks WHERE lock_key = 'boot:pg'"))
                     .containsExactly("1");
@@ -176,12 +176,12 @@ class FenceGuardAutoConfigurationTest {
         // tried: a DataSource, a Redis client and a Firestore bean, with fence-guard-jdbc, -redis, -firestore,
         // -migrations and Flyway hidden from the class path
         InMemoryLockBackend own = new InMemoryLockBackend();
-        redis(postgres()).withClassLoader(new FilteredClassLoader(PostgresLockBackend.class, FenceGuardRedis.class,
+        redis(postgres()).withClassLoader(new FilteredClassLoader(FenceGuardJdbc.class, dev.fenceguard.jooq.FencedTable.class, FenceGuardRedis.class,
                         FenceGuardFirestore.class, FenceGuardMigrations.class, org.flywaydb.core.Flyway.class))
                 .withBean(LockBackend.class, () -> own)
                 .run(ctx -> {
                     assertThat(ctx).hasNotFailed().doesNotHaveBean(FenceGuardRedis.class).doesNotHaveBean(TransactionalFencedWrites.class)
-                            .doesNotHaveBean("fenceGuardPostgresLockTable").doesNotHaveBean(FenceGuardFlywayAutoConfiguration.CALLBACK_BEAN);
+                            .doesNotHaveBean("fenceGuardJdbcLockTable").doesNotHaveBean(FenceGuardFlywayAutoConfiguration.CALLBACK_BEAN);
                     assertThat(ctx.getBean(LockClient.class).backend()).isSameAs(own);
                 });
     }
@@ -219,7 +219,7 @@ class FenceGuardAutoConfigurationTest {
     @Test
     void theFlywayCallbackIsLeftOutWhenTurnedOffOrWhenAnotherStoreHoldsTheLocks() {
         postgres().run(ctx -> assertThat(ctx).hasBean(FenceGuardFlywayAutoConfiguration.CALLBACK_BEAN));
-        postgres().withPropertyValues("fence-guard.postgresql.flyway=false")
+        postgres().withPropertyValues("fence-guard.jdbc.flyway=false")
                 .run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(FenceGuardFlywayAutoConfiguration.CALLBACK_BEAN));
         redis(postgres()).withPropertyValues("fence-guard.backend=redis")
                 .run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(FenceGuardFlywayAutoConfiguration.CALLBACK_BEAN));
@@ -242,7 +242,7 @@ class FenceGuardAutoConfigurationTest {
             assertThat(((RedisLockBackend) ctx.getBean(LockBackend.class)).keyPrefix()).isEqualTo(REDIS_PREFIX + "l:");
             long fence = lockOnce(ctx.getBean(LockClient.class), "boot:redis").orElseThrow();
             FencedRedis writes = ctx.getBean(FencedRedis.class);
-            assertThat(writes.set(REDIS_PREFIX + "r:order", "paid", dev.fenceguard.core.FenceToken.of(fence)))
+            assertThat(writes.set(REDIS_PREFIX + "r:order", dev.fenceguard.core.FenceToken.of(fence), "paid"))
                     .isInstanceOf(WriteOutcome.Applied.class);
         });
     }
@@ -271,15 +271,15 @@ class FenceGuardAutoConfigurationTest {
     @Test
     void severalStoresNeedFenceGuardBackend() {
         redis(postgres()).run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
-                .hasMessageContaining("several possible lock backends: postgresql (a DataSource bean), redis (a Redis client)")
+                .hasMessageContaining("several possible lock backends: jdbc (a DataSource bean), redis (a Redis client)")
                 .hasMessageContaining("set fence-guard.backend"));
         redis(postgres()).withPropertyValues("fence-guard.backend=redis").run(ctx -> {
             assertThat(ctx).hasNotFailed();
             assertThat(ctx.getBean(LockBackend.class)).isInstanceOf(RedisLockBackend.class);
         });
-        redis(postgres()).withPropertyValues("fence-guard.backend=postgresql").run(ctx -> {
+        redis(postgres()).withPropertyValues("fence-guard.backend=jdbc").run(ctx -> {
             assertThat(ctx).hasNotFailed();
-            assertThat(ctx.getBean(LockBackend.class)).isInstanceOf(PostgresLockBackend.class);
+            assertThat(ctx.getBean(LockBackend.class).name()).isEqualTo("postgres");
         });
     }
 
@@ -319,9 +319,10 @@ class FenceGuardAutoConfigurationTest {
         "fence-guard.default-wait=-1s; fence-guard.default-wait; maxWait must not be negative",
         "fence-guard.call-timeout=1h; fence-guard.call-timeout; must be between 1 ms and 10 minutes",
         "fence-guard.release-timeout=0ms; fence-guard.release-timeout; must be between 1 ms and 10 minutes",
-        "fence-guard.postgresql.table=no such table; fence-guard.postgresql.table; table",
-        "fence-guard.postgresql.schema=; fence-guard.postgresql.schema; schema",
-        "fence-guard.redis.write-timeout=0s; fence-guard.redis.write-timeout; must be positive",
+        "fence-guard.jdbc.table=no such table; fence-guard.jdbc.table; table",
+        "fence-guard.jdbc.schema=1x; fence-guard.jdbc.schema; schema",
+        "fence-guard.jdbc.database=h2; fence-guard.jdbc.database; h2",
+        "fence-guard.redis.call-timeout=0s; fence-guard.redis.call-timeout; must be positive",
         "fence-guard.backend=mysql; fence-guard.backend; mysql",
         "fence-guard.default-ttl=soon; fence-guard.default-ttl; soon"})
     void anInvalidPropertyFailsStartupNamingIt(String setting, String property, String problem) {
@@ -358,7 +359,9 @@ class FenceGuardAutoConfigurationTest {
     void healthIsDownWithTheErrorCodeWhenTheBackendDoesNotAnswer() {
         PGSimpleDataSource nowhere = new PGSimpleDataSource();
         nowhere.setURL("jdbc:postgresql://127.0.0.1:" + Ports.refused() + "/test?user=postgres&connectTimeout=2");
-        runner.withBean("dataSource", DataSource.class, () -> nowhere).withPropertyValues("fence-guard.postgresql.verify-table=false")
+        // the database named, so that startup need not ask the DataSource that does not answer
+        runner.withBean("dataSource", DataSource.class, () -> nowhere)
+                .withPropertyValues("fence-guard.jdbc.verify-table=false", "fence-guard.jdbc.database=postgresql")
                 .run(ctx -> {
                     Health health = ctx.getBean(FenceGuardHealthIndicator.class).health();
                     assertThat(health.getStatus()).isEqualTo(Status.DOWN);
@@ -372,7 +375,7 @@ class FenceGuardAutoConfigurationTest {
             postgres(empty).run(ctx -> assertThat(ctx).hasFailed().getFailure()
                     .hasMessageContaining("fence-guard's lock table \"" + empty.name() + "\".\"fence_guard_locks\" does not exist")
                     .hasMessageContaining("Spring Boot's Flyway does not create it"));
-            postgres(empty).withPropertyValues("fence-guard.postgresql.verify-table=false").run(ctx -> assertThat(ctx).hasNotFailed());
+            postgres(empty).withPropertyValues("fence-guard.jdbc.verify-table=false").run(ctx -> assertThat(ctx).hasNotFailed());
         }
     }
 

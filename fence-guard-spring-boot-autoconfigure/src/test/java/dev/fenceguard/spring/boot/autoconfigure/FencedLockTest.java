@@ -3,26 +3,23 @@ package dev.fenceguard.spring.boot.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.fenceguard.core.ErrorCode;
-import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockContext;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.jdbc.Assignments;
-import dev.fenceguard.jdbc.FencedTable;
+import dev.fenceguard.jooq.Assignments;
+import dev.fenceguard.jooq.FencedTable;
 import dev.fenceguard.migrations.FenceGuardMigrations;
+import dev.fenceguard.spring.EnableFencedLocks;
 import dev.fenceguard.spring.FencedLock;
-import dev.fenceguard.spring.LockNotAcquiredException;
+import dev.fenceguard.spring.internal.FencedLockAdvisor;
 import dev.fenceguard.spring.jdbc.TransactionalFencedWrites;
 import dev.fenceguard.testkit.servers.TestPostgres;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
+import java.time.Duration;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -32,7 +29,11 @@ import org.springframework.transaction.annotation.EnableTransactionManagement;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
-/** {@code @FencedLock} on the PostgreSQL lock backend, with Spring's transactions. */
+/**
+ * {@code @FencedLock} as the auto-configuration applies it: the {@code fence-guard.*} properties, and an
+ * application's own {@code @EnableFencedLocks}. The annotation's behaviour itself is tested without Spring
+ * Boot, in fence-guard-spring's {@code EnableFencedLocksTest}.
+ */
 class FencedLockTest {
 
     static TestPostgres.Schema schema;
@@ -55,7 +56,7 @@ class FencedLockTest {
     final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(FenceGuardAutoConfigurationTest.FENCE_GUARD)
             .withBean("dataSource", DataSource.class, () -> dataSource)
-            .withPropertyValues("fence-guard.postgresql.schema=" + schema.name())
+            .withPropertyValues("fence-guard.jdbc.schema=" + schema.name())
             .withUserConfiguration(Transactions.class, Services.class);
 
     @Configuration(proxyBeanMethods = false)
@@ -73,11 +74,6 @@ class FencedLockTest {
         Orders orders(TransactionalFencedWrites writes) {
             return new Orders(writes, FencedTable.builder(schema.name(), "orders", "id", "fence_token").withKeyType(Long.class).build());
         }
-
-        @Bean
-        Caller caller(Orders orders) {
-            return new Caller(orders);
-        }
     }
 
     static class Orders {
@@ -94,15 +90,9 @@ class FencedLockTest {
             return new Seen(lease, LockContext.current().orElse(null));
         }
 
-        @FencedLock(key = "'orders:' + #orderId", maxWait = "0s")
-        public void hold(long orderId, CountDownLatch entered, CountDownLatch release) throws InterruptedException {
-            entered.countDown();
-            release.await();
-        }
-
-        @FencedLock(key = "#p0")
-        public String returnsNull(String key) {
-            return null;
+        @FencedLock(key = "'defaults:' + #p0")
+        public Lease withDefaults(String name, Lease lease) {
+            return lease;
         }
 
         /** Locked, then transactional: the fenced write joins the transaction and rolls back with it. */
@@ -131,19 +121,6 @@ class FencedLockTest {
         }
     }
 
-    static class Caller {
-        final Orders orders;
-
-        Caller(Orders orders) {
-            this.orders = orders;
-        }
-
-        @Transactional
-        public Seen insideATransaction(long orderId) {
-            return orders.lease(orderId, null);
-        }
-    }
-
     @Test
     void theMethodRunsUnderTheLockAndGetsTheLease() {
         runner.run(ctx -> {
@@ -158,47 +135,9 @@ class FencedLockTest {
     }
 
     @Test
-    void aSecondCallerIsRefusedWhileTheLockIsHeld() {
-        runner.run(ctx -> {
-            Orders orders = ctx.getBean(Orders.class);
-            CountDownLatch entered = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            AtomicReference<Throwable> holderFailed = new AtomicReference<>();
-            Thread holder = Thread.ofVirtual().start(() -> {
-                try {
-                    orders.hold(2, entered, release);
-                } catch (Throwable t) {
-                    holderFailed.set(t);
-                }
-            });
-            entered.await();
-            assertThatThrownBy(() -> orders.lease(2, null)).isInstanceOfSatisfying(LockNotAcquiredException.class, e -> {
-                assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
-                assertThat(e.key()).contains("orders:2");
-                assertThat(e).hasMessageContaining("@FencedLock Orders.lease(long, Lease) did not run");
-            });
-            release.countDown();
-            holder.join();
-            assertThat(holderFailed.get()).isNull();
-            assertThat(orders.lease(2, null).lease().key().value()).isEqualTo("orders:2");
-        });
-    }
-
-    @Test
-    void aMethodMayReturnNull() {
-        runner.run(ctx -> assertThat(ctx.getBean(Orders.class).returnsNull("null-result")).isNull());
-    }
-
-    @Test
-    void aKeyThatEvaluatesToNothingFailsTheCallBeforeAnyLockIsAsked() {
-        runner.run(ctx -> {
-            Orders orders = ctx.getBean(Orders.class);
-            // tried: a null argument as the whole key
-            assertThatThrownBy(() -> orders.returnsNull(null)).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("key #p0 evaluated to null");
-            // tried: an empty string, which is not a valid lock key
-            assertThatThrownBy(() -> orders.returnsNull("")).isInstanceOf(IllegalArgumentException.class);
-        });
+    void theDefaultsComeFromTheProperties() {
+        runner.withPropertyValues("fence-guard.default-ttl=13s").run(ctx -> assertThat(ctx.getBean(Orders.class).withDefaults("a", null).ttl())
+                .isEqualTo(Duration.ofSeconds(13)));
     }
 
     @Test
@@ -209,20 +148,21 @@ class FencedLockTest {
             assertThat(schema.query("SELECT status, fence_token FROM orders WHERE id = 3")).containsExactly("new|0");
             orders.pay(3, null, false);
             assertThat(schema.query("SELECT status FROM orders WHERE id = 3")).containsExactly("paid");
-            long fence = Long.parseLong(schema.query("SELECT fence_token FROM orders WHERE id = 3").get(0));
-            // a zombie of the first, failed call (a lower fence) is refused by the row
-            FencedTable table = FencedTable.builder(schema.name(), "orders", "id", "fence_token").withKeyType(Long.class).build();
-            assertThat(ctx.getBean(TransactionalFencedWrites.class).on(table).update(3L, FenceToken.of(fence - 1), Assignments.of("status", "zombie")))
-                    .isInstanceOf(WriteOutcome.Stale.class);
         });
     }
 
+    /** An application of Spring Boot that turns the annotation on itself, as it would without Boot. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableFencedLocks(defaultTtl = "14s")
+    static class OwnEnable {}
+
     @Test
-    void aCallInsideAnActiveTransactionFailsBeforeTheLockIsAsked() {
-        runner.run(ctx -> {
-            assertThatThrownBy(() -> ctx.getBean(Caller.class).insideATransaction(4)).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("@FencedLock Orders.lease(long, Lease) was called inside an active transaction");
-            assertThat(schema.query("SELECT count(*) FROM fence_guard_locks WHERE lock_key = 'orders:4'")).containsExactly("0");
+    void anApplicationsEnableFencedLocksReplacesTheAutoConfiguredAdvice() {
+        // tried: both at once would lock twice, and the inner acquisition would wait for the outer one
+        runner.withUserConfiguration(OwnEnable.class).withPropertyValues("fence-guard.default-ttl=13s").run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            assertThat(ctx.getBeansOfType(FencedLockAdvisor.class)).hasSize(1);
+            assertThat(ctx.getBean(Orders.class).withDefaults("b", null).ttl()).isEqualTo(Duration.ofSeconds(14));
         });
     }
 
@@ -230,7 +170,7 @@ class FencedLockTest {
     void anAdviceOrderedAfterTheTransactionAdviceFailsStartup() {
         runner.withPropertyValues("fence-guard.annotation.order=2147483647").run(ctx -> assertThat(ctx).hasFailed().getFailure()
                 .hasStackTraceContaining("the @FencedLock advice (order 2147483647) must run before the transaction advice")
-                .hasStackTraceContaining("set fence-guard.annotation.order below 2147483647"));
+                .hasStackTraceContaining("fence-guard.annotation.order with Spring Boot"));
     }
 
     @Test
@@ -240,37 +180,5 @@ class FencedLockTest {
             assertThat(ctx.getBean(Orders.class).lease(5, null)).isEqualTo(new Seen(null, null));
             assertThat(ctx.getBean(LockClient.class).lookup("orders:5")).isEmpty();
         });
-    }
-
-    static class BadTtl {
-        @FencedLock(key = "'x'", ttl = "soon")
-        public void run() {}
-    }
-
-    static class ZeroTtl {
-        @FencedLock(key = "'x'", ttl = "0s")
-        public void run() {}
-    }
-
-    static class TwoLeases {
-        @FencedLock(key = "'x'")
-        public void run(Lease a, Lease b) {}
-    }
-
-    static class BadKey {
-        @FencedLock(key = "'unclosed")
-        public void run() {}
-    }
-
-    @Test
-    void anInvalidAnnotationFailsStartupNamingTheMethod() {
-        runner.withBean(BadTtl.class).run(ctx -> assertThat(ctx).hasFailed().getFailure()
-                .hasStackTraceContaining("@FencedLock on BadTtl.run(): ttl 'soon' is not a duration"));
-        runner.withBean(ZeroTtl.class).run(ctx -> assertThat(ctx).hasFailed().getFailure()
-                .hasStackTraceContaining("@FencedLock on ZeroTtl.run(): ttl must be at least 1 ms"));
-        runner.withBean(TwoLeases.class).run(ctx -> assertThat(ctx).hasFailed().getFailure()
-                .hasStackTraceContaining("@FencedLock on TwoLeases.run(Lease, Lease): has more than one Lease parameter (1 and 2)"));
-        runner.withBean(BadKey.class).run(ctx -> assertThat(ctx).hasFailed().getFailure()
-                .hasStackTraceContaining("@FencedLock on BadKey.run(): key ''unclosed' is not a SpEL expression"));
     }
 }

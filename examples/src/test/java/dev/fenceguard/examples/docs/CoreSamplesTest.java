@@ -1,0 +1,52 @@
+package dev.fenceguard.examples.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.memory.InMemoryLockBackend;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** Runs the core samples on the in-memory backend. */
+class CoreSamplesTest {
+
+    @Test
+    void fenceTokenTextIsFifteenDigitsAndParsesBack() {
+        assertThat(CoreSamples.fenceTokenText()).containsExactly(FenceToken.of(42), "000000000000042", FenceToken.of(42));
+    }
+
+    @Test
+    void lockNamesTagTheMetersWithTheKeysPrefix() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        LockClient locks = CoreSamples.lockNames(registry, new InMemoryLockBackend());
+        locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5), lease -> "done");
+        assertThat(registry.find("fenceguard.lock.acquire").tag("lock.name", "orders").timer()).isNotNull();
+    }
+
+    @Test
+    void observationsSeeTheLock() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        ObservationRegistry observationRegistry = ObservationRegistry.create();
+        observationRegistry.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public void onStop(Observation.Context context) {
+                seen.add(context.getName());
+            }
+
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return true;
+            }
+        });
+        LockClient locks = CoreSamples.observations(observationRegistry, new InMemoryLockBackend());
+        locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5), lease -> "done");
+        assertThat(seen).isNotEmpty().allMatch(name -> name.startsWith("fenceguard."));
+    }
+}

@@ -1,0 +1,253 @@
+package dev.fenceguard.jdbc;
+
+import dev.fenceguard.core.FenceStrategy;
+import dev.fenceguard.core.internal.SqlIdentifiers;
+import dev.fenceguard.core.spi.FlightStore;
+import dev.fenceguard.core.spi.IdempotencyBackend;
+import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.internal.BoundedJdbc;
+import dev.fenceguard.jdbc.internal.Database;
+import dev.fenceguard.jdbc.internal.TableSettings;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import javax.sql.DataSource;
+
+/**
+ * fence-guard on a SQL database through plain JDBC: built once from a {@link DataSource}, it learns which
+ * database that is (PostgreSQL, MariaDB or MySQL) and hands out the stores fence-guard keeps there.
+ *
+ * <pre>{@code
+ * FenceGuardMigrations.migrate(dataSource);                           // creates public.fence_guard_locks
+ * try (FenceGuardJdbc jdbc = FenceGuardJdbc.builder(dataSource).build()) {
+ *     LockClient locks = LockClient.of(jdbc.lockBackend());
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p><b>What each database offers.</b>
+ * <table>
+ *   <caption>Stores by database</caption>
+ *   <tr><th>database</th><th>{@link #lockBackend()}</th><th>{@link #idempotencyBackend()}</th><th>{@link #flightStore()}</th></tr>
+ *   <tr><td>PostgreSQL 13+</td><td>yes</td><td>yes</td><td>yes ({@code LISTEN}/{@code NOTIFY}, needs pgjdbc)</td></tr>
+ *   <tr><td>MariaDB 10.11+</td><td>yes</td><td>no</td><td>no</td></tr>
+ *   <tr><td>MySQL 8.0.19+</td><td>yes</td><td>no</td><td>no</td></tr>
+ * </table>
+ * The tables are created by fence-guard-migrations ({@code FenceGuardMigrations}) or by your own migrations
+ * (layouts in {@code docs/postgresql.md} and {@code docs/mysql-mariadb.md}).
+ *
+ * <p><b>No driver, no jOOQ.</b> This module brings neither: the application brings the JDBC driver
+ * (pgjdbc, MariaDB Connector/J or MySQL Connector/J). A MariaDB server is recognised through either
+ * MariaDB Connector/J or MySQL Connector/J. Fenced SQL writes are in {@code fence-guard-jooq}.
+ *
+ * <p><b>Timeouts.</b> There is no timeout setting here: each call is bounded by the timeout the caller
+ * hands it, which is the {@code withCallTimeout} of the {@code LockClient}, {@code IdempotencyStore} or
+ * {@code Singleflight} built on these stores.
+ *
+ * <p>Thread-safe. {@link #close()} closes the flight store's listener connection, if one was opened.
+ *
+ * @since 0.1
+ */
+public final class FenceGuardJdbc implements AutoCloseable {
+
+    private final Database database;
+    private final LockBackend lockBackend;
+    private final PostgresIdempotencyBackend idempotencyBackend;
+    private final PostgresFlightStore flightStore;
+
+    private FenceGuardJdbc(Database database, LockBackend lockBackend, PostgresIdempotencyBackend idempotencyBackend,
+            PostgresFlightStore flightStore) {
+        this.database = database;
+        this.lockBackend = lockBackend;
+        this.idempotencyBackend = idempotencyBackend;
+        this.flightStore = flightStore;
+    }
+
+    /**
+     * A builder for the stores on {@code dataSource}; defaults: schema {@code public} on PostgreSQL (on
+     * MariaDB and MySQL the schema must be given), tables {@code fence_guard_locks},
+     * {@code fence_guard_idempotency} and {@code fence_guard_flights}, {@link FenceStrategy#DENSE}, a
+     * virtual thread per call.
+     *
+     * @throws NullPointerException if {@code dataSource} is null
+     */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /** The lock backend on the lock table, for {@code LockClient.of(..)}. */
+    public LockBackend lockBackend() {
+        return lockBackend;
+    }
+
+    /**
+     * The idempotency backend on the idempotency table, for {@code IdempotencyStore.builder(..)}.
+     *
+     * @throws UnsupportedOperationException on MariaDB and MySQL, which have no idempotency backend yet
+     */
+    public IdempotencyBackend idempotencyBackend() {
+        if (idempotencyBackend == null) {
+            throw unsupported("an idempotency backend");
+        }
+        return idempotencyBackend;
+    }
+
+    /**
+     * The flight store on the flight table, for {@code Singleflight.builder(..)}. Waiters are woken by
+     * {@code LISTEN}/{@code NOTIFY} on one connection of the listener data source
+     * ({@link Builder#withListenerDataSource}), opened on the first wait; it needs pgjdbc.
+     *
+     * @throws UnsupportedOperationException on MariaDB and MySQL, which have no flight store yet
+     */
+    public FlightStore flightStore() {
+        if (flightStore == null) {
+            throw unsupported("a flight store");
+        }
+        return flightStore;
+    }
+
+    private UnsupportedOperationException unsupported(String what) {
+        return new UnsupportedOperationException("fence-guard-jdbc has " + what + " for PostgreSQL only; this data source is "
+                + database.displayName());
+    }
+
+    /** Closes the flight store's listener connection, if one was opened; the stores' other calls go on working. */
+    @Override
+    public void close() {
+        if (flightStore != null) {
+            flightStore.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FenceGuardJdbc[" + database.displayName() + ", " + lockBackend + "]";
+    }
+
+    /**
+     * Options for a {@link FenceGuardJdbc}. Each {@code with..} checks its value at once; {@link #build()}
+     * learns the database and copies the settings. Not thread-safe.
+     */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private DataSource listenerDataSource;
+        private String schema;
+        private String lockTable = TableSettings.DEFAULT_LOCK_TABLE;
+        private String idempotencyTable = "fence_guard_idempotency";
+        private String flightTable = "fence_guard_flights";
+        private FenceStrategy strategy = FenceStrategy.DENSE;
+        private Executor executor = BoundedJdbc.VIRTUAL_THREADS;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        }
+
+        /**
+         * The schema (MariaDB, MySQL: database) of every table; default {@code public} on PostgreSQL,
+         * required on MariaDB and MySQL, where a connection need not have a default database.
+         *
+         * @throws IllegalArgumentException if not a plain SQL identifier
+         */
+        public Builder withSchema(String schema) {
+            this.schema = SqlIdentifiers.require("schema", schema);
+            return this;
+        }
+
+        /**
+         * The lock table; default {@code fence_guard_locks}.
+         *
+         * @throws IllegalArgumentException if not a plain SQL identifier
+         */
+        public Builder withLockTable(String table) {
+            this.lockTable = SqlIdentifiers.require("lock table", table);
+            return this;
+        }
+
+        /**
+         * The idempotency table (PostgreSQL); default {@code fence_guard_idempotency}.
+         *
+         * @throws IllegalArgumentException if not a plain SQL identifier
+         */
+        public Builder withIdempotencyTable(String table) {
+            this.idempotencyTable = SqlIdentifiers.require("idempotency table", table);
+            return this;
+        }
+
+        /**
+         * The flight table (PostgreSQL); default {@code fence_guard_flights}.
+         *
+         * @throws IllegalArgumentException if not a plain SQL identifier
+         */
+        public Builder withFlightTable(String table) {
+            this.flightTable = SqlIdentifiers.require("flight table", table);
+            return this;
+        }
+
+        /**
+         * How the lock backend chooses fences; default {@link FenceStrategy#DENSE}. Choose
+         * {@link FenceStrategy#CLOCK_FLOORED} when the database can fail over to an asynchronous replica
+         * that may not have the latest fences.
+         *
+         * @throws NullPointerException if {@code strategy} is null
+         */
+        public Builder withFenceStrategy(FenceStrategy strategy) {
+            this.strategy = Objects.requireNonNull(strategy, "strategy");
+            return this;
+        }
+
+        /**
+         * Where the blocking JDBC work of each call runs; default: a new virtual thread per call. Give
+         * your own to cap concurrency or to use platform threads (on JDK 21 to 23 a virtual thread
+         * that blocks inside {@code synchronized} pins its carrier; pgjdbc 42.6+ and HikariCP do not).
+         * The executor must run tasks on other threads than the caller's, or the caller blocks: a direct
+         * executor ({@code Runnable::run}) defeats the asynchronous SPI. A call still queued at its
+         * timeout is failed with {@code TIMEOUT} and never sent; a call the executor rejects fails with
+         * {@code UNAVAILABLE}. fence-guard never shuts the executor down.
+         *
+         * @throws NullPointerException if {@code executor} is null
+         */
+        public Builder withExecutor(Executor executor) {
+            this.executor = Objects.requireNonNull(executor, "executor");
+            return this;
+        }
+
+        /**
+         * Where the flight store's one long-lived {@code LISTEN} connection comes from; default the
+         * builder's data source. Give a non-pooled one (a {@code PGSimpleDataSource}) to keep the pool's
+         * connections for statements. It must reach the same database, and not through a pooler in
+         * transaction mode (PgBouncer drops {@code LISTEN} there).
+         *
+         * @throws NullPointerException if {@code dataSource} is null
+         */
+        public Builder withListenerDataSource(DataSource dataSource) {
+            this.listenerDataSource = Objects.requireNonNull(dataSource, "dataSource");
+            return this;
+        }
+
+        /**
+         * The stores with these settings. It opens one connection to learn which database the data source
+         * is to, the first time any entry is built on that data source (later ones, and the stores' calls,
+         * ask nothing); no table is read or written.
+         *
+         * @throws IllegalArgumentException if the database is none of PostgreSQL, MariaDB and MySQL (the
+         *     message names it), or if it is MariaDB or MySQL and no schema was given
+         * @throws dev.fenceguard.core.FenceGuardException {@code UNAVAILABLE} if no connection could be opened
+         */
+        public FenceGuardJdbc build() {
+            Database database = Database.of(dataSource, "fence-guard-jdbc's stores");
+            if (database != Database.POSTGRESQL && schema == null) {
+                throw new IllegalArgumentException("schema must be given on " + database.displayName()
+                        + " (the database of fence-guard's tables): withSchema(\"app\")");
+            }
+            TableSettings settings = TableSettings.of(dataSource).withSchema(schema == null ? TableSettings.DEFAULT_SCHEMA : schema)
+                    .withFenceStrategy(strategy).withExecutor(executor);
+            TableSettings locks = settings.withTable(lockTable);
+            return switch (database) {
+                case POSTGRESQL -> new FenceGuardJdbc(database, new PostgresLockBackend(locks),
+                        new PostgresIdempotencyBackend(settings.withTable(idempotencyTable)),
+                        new PostgresFlightStore(settings.withTable(flightTable), listenerDataSource == null ? dataSource : listenerDataSource));
+                case MARIADB -> new FenceGuardJdbc(database, new MariaDbLockBackend(locks), null, null);
+                case MYSQL -> new FenceGuardJdbc(database, new MySqlLockBackend(locks), null, null);
+            };
+        }
+    }
+}

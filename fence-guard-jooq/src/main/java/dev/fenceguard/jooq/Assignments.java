@@ -1,0 +1,103 @@
+package dev.fenceguard.jooq;
+
+import dev.fenceguard.core.internal.SqlIdentifiers;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.jooq.Field;
+import org.jooq.impl.DSL;
+
+/**
+ * The column values a fenced write sets, by jOOQ {@link Field} or by plain column name. Immutable;
+ * {@code and(..)} returns a new instance.
+ *
+ * <pre>{@code
+ * Assignments.of(ORDERS.STATUS, "paid").and(ORDERS.PAID_AT, now)     // jOOQ generated fields
+ * Assignments.of("status", "paid").and("paid_at", now)               // plain column names
+ * }</pre>
+ *
+ * <p>Column names are validated as plain SQL identifiers and quoted; values are always bound, never
+ * rendered into SQL. Strings containing NUL (which PostgreSQL cannot store) are refused up front.
+ *
+ * @since 0.1
+ */
+public final class Assignments {
+
+    private final Map<Field<?>, Object> values;
+
+    private Assignments(Map<Field<?>, Object> values) {
+        this.values = Collections.unmodifiableMap(values);
+    }
+
+    /**
+     * One value for a jOOQ field.
+     *
+     * @throws IllegalArgumentException if {@code value} is a string containing NUL
+     */
+    public static <T> Assignments of(Field<T> field, T value) {
+        return new Assignments(new LinkedHashMap<>()).and(field, value);
+    }
+
+    /**
+     * One value for a column.
+     *
+     * @throws IllegalArgumentException if {@code column} is not a plain SQL identifier or {@code value}
+     *     is a string containing NUL
+     */
+    public static Assignments of(String column, Object value) {
+        return new Assignments(new LinkedHashMap<>()).and(column, value);
+    }
+
+    /**
+     * Values for several columns, in the map's iteration order.
+     *
+     * @throws IllegalArgumentException if the map is empty, a name is not a plain SQL identifier, or a
+     *     value is a string containing NUL
+     */
+    public static Assignments of(Map<String, ?> columns) {
+        if (columns.isEmpty()) {
+            throw new IllegalArgumentException("assignments must set at least one column");
+        }
+        Assignments out = new Assignments(new LinkedHashMap<>());
+        for (Map.Entry<String, ?> e : columns.entrySet()) {
+            out = out.and(e.getKey(), e.getValue());
+        }
+        return out;
+    }
+
+    /** This plus one value for a jOOQ field (replacing an earlier value for the same field). */
+    public <T> Assignments and(Field<T> field, T value) {
+        Objects.requireNonNull(field, "field");
+        checkValue(field.getName(), value);
+        Map<Field<?>, Object> copy = new LinkedHashMap<>(values);
+        copy.put(field, value);
+        return new Assignments(copy);
+    }
+
+    /** This plus one value for a column (replacing an earlier value for the same column). */
+    public Assignments and(String column, Object value) {
+        SqlIdentifiers.require("column", column);
+        checkValue(column, value);
+        Map<Field<?>, Object> copy = new LinkedHashMap<>(values);
+        copy.put(DSL.field(DSL.name(column)), value);
+        return new Assignments(copy);
+    }
+
+    /** The values by field, in insertion order. */
+    public Map<Field<?>, Object> values() {
+        return values;
+    }
+
+    private static void checkValue(String column, Object value) {
+        if (value instanceof CharSequence s && s.toString().indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("value for column '" + column + "' contains NUL (U+0000), which PostgreSQL "
+                    + "cannot store in text");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Assignments" + values.keySet();
+    }
+}

@@ -1,0 +1,197 @@
+package dev.fenceguard.jooq.internal;
+
+import dev.fenceguard.jdbc.internal.SqlCauses;
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.jooq.DSLContext;
+import org.jooq.Param;
+import org.jooq.Record;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
+
+/**
+ * Runs rendered statements ({@link StatementShape}) on the connection of one write: the caller's (in
+ * its transaction) or one of its own. A statement whose values are all plain JDBC values is prepared
+ * and bound directly, the way a hand-written {@code PreparedStatement} is; a statement with a value
+ * only jOOQ knows how to bind (a column with a converter or custom binding, a {@code JSONB}, an array,
+ * an enum) runs through jOOQ on the same connection, with the same SQL. jOOQ's per-statement machinery
+ * (execute context, listeners, result mapping) cost a fenced {@code UPDATE} several times its
+ * rendering; {@code ExecuteListener}s see only the statements that run through jOOQ.
+ */
+public final class Session {
+
+    /** Values pgjdbc binds with {@code setObject} exactly as jOOQ's own bindings would. */
+    private static final Set<Class<?>> JDBC_VALUES = Set.of(String.class, Long.class, Integer.class, Short.class, BigDecimal.class,
+            Double.class, Float.class, Boolean.class, UUID.class, byte[].class, LocalDate.class, LocalTime.class, LocalDateTime.class,
+            OffsetDateTime.class);
+
+    private final Connection connection;
+    private final Supplier<DSLContext> jooqOnConnection;
+    private DSLContext jooq;
+
+    /**
+     * @param connection where statements run
+     * @param jooqOnConnection a {@code DSLContext} on {@code connection}, for statements that need jOOQ's binding
+     */
+    public Session(Connection connection, Supplier<DSLContext> jooqOnConnection) {
+        this.connection = connection;
+        this.jooqOnConnection = jooqOnConnection;
+    }
+
+    /** Runs {@code shape} with {@code values} (indexed by slot); returns its update count. */
+    public int execute(StatementShape shape, Object[] values) throws SQLException {
+        if (bindsAsJdbc(shape, values)) {
+            try (PreparedStatement ps = connection.prepareStatement(shape.sql())) {
+                bind(ps, shape, values);
+                return ps.executeUpdate();
+            }
+        }
+        try {
+            return jooq().query(shape.sql(), params(shape, values)).execute();
+        } catch (DataAccessException e) {
+            throw unwrapped(e);
+        }
+    }
+
+    /**
+     * Runs {@code shape} with {@code values} and returns its update count and the insert id the server
+     * reported for it (MySQL's OK packet: an {@code AUTO_INCREMENT} value, or the argument of a
+     * {@code LAST_INSERT_ID(expr)} the statement evaluated), 0 if none; -1 when the statement ran through
+     * jOOQ, which does not hand the id back.
+     */
+    public long[] executeWithInsertId(StatementShape shape, Object[] values) throws SQLException {
+        if (!bindsAsJdbc(shape, values)) {
+            return new long[] {execute(shape, values), -1};
+        }
+        try (PreparedStatement ps = connection.prepareStatement(shape.sql(), java.sql.Statement.RETURN_GENERATED_KEYS)) {
+            bind(ps, shape, values);
+            int rows = ps.executeUpdate();
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                // An unsigned BIGINT in the packet; ids fence-guard sets stay below 2^63.
+                return new long[] {rows, keys.next() ? keys.getLong(1) : 0};
+            }
+        }
+    }
+
+    /** Runs {@code shape} with {@code values}; returns its rows, each as its column values. */
+    public List<Object[]> fetch(StatementShape shape, Object[] values) throws SQLException {
+        List<Object[]> rows = new ArrayList<>();
+        if (bindsAsJdbc(shape, values)) {
+            try (PreparedStatement ps = connection.prepareStatement(shape.sql())) {
+                bind(ps, shape, values);
+                try (ResultSet rs = ps.executeQuery()) {
+                    int columns = rs.getMetaData().getColumnCount();
+                    while (rs.next()) {
+                        Object[] row = new Object[columns];
+                        for (int i = 0; i < columns; i++) {
+                            row[i] = rs.getObject(i + 1);
+                        }
+                        rows.add(row);
+                    }
+                }
+            }
+            return rows;
+        }
+        try {
+            for (Record r : jooq().resultQuery(shape.sql(), params(shape, values)).fetch()) {
+                rows.add(r.intoArray());
+            }
+            return rows;
+        } catch (DataAccessException e) {
+            throw unwrapped(e);
+        }
+    }
+
+    /**
+     * Has the database parse and describe {@code shape} without running it (JDBC {@code
+     * getParameterMetaData}: for pgjdbc, Parse and Describe, no Execute), so it writes nothing and locks
+     * no row, yet fails like the statement would if a table or column is missing.
+     */
+    public void describe(StatementShape shape) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(shape.sql())) {
+            ps.getParameterMetaData();
+        }
+    }
+
+    /**
+     * Has MySQL or MariaDB plan {@code shape} without running it: {@code EXPLAIN <statement>} with every value
+     * NULL. Their drivers prepare statements on the client, so {@link #describe} never reaches the server;
+     * {@code EXPLAIN} parses the statement and resolves its tables and columns (a missing one fails as the
+     * statement would), executes nothing, writes nothing and evaluates no {@code LAST_INSERT_ID(expr)}.
+     */
+    public void explain(StatementShape shape) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("explain " + shape.sql())) {
+            for (int i = 0; i < shape.slots().length; i++) {
+                ps.setNull(i + 1, shape.types().get(i).getSQLType());
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    // the plan is not needed; reading it finishes the statement
+                }
+            }
+        }
+    }
+
+    private DSLContext jooq() {
+        if (jooq == null) {
+            jooq = jooqOnConnection.get();
+        }
+        return jooq;
+    }
+
+    private static boolean bindsAsJdbc(StatementShape shape, Object[] values) {
+        if (!shape.plainJdbc()) {
+            return false;
+        }
+        for (int slot : shape.slots()) {
+            Object v = values[slot];
+            if (v != null && !JDBC_VALUES.contains(v.getClass())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void bind(PreparedStatement ps, StatementShape shape, Object[] values) throws SQLException {
+        int[] slots = shape.slots();
+        for (int i = 0; i < slots.length; i++) {
+            Object v = values[slots[i]];
+            if (v == null) {
+                ps.setNull(i + 1, shape.types().get(i).getSQLType());
+            } else {
+                ps.setObject(i + 1, v);
+            }
+        }
+    }
+
+    /** The values as jOOQ parameters of their columns' types, for jOOQ to bind (converters, custom bindings). */
+    private static Object[] params(StatementShape shape, Object[] values) {
+        int[] slots = shape.slots();
+        Param<?>[] params = new Param<?>[slots.length];
+        for (int i = 0; i < slots.length; i++) {
+            params[i] = DSL.val(values[slots[i]], shape.types().get(i));
+        }
+        return params;
+    }
+
+    /** The driver's exception inside jOOQ's, so that both ways of running a statement fail alike. */
+    private static RuntimeException unwrapped(DataAccessException e) throws SQLException {
+        SQLException sql = SqlCauses.of(e).orElse(null);
+        if (sql != null) {
+            throw sql;
+        }
+        return e;
+    }
+}

@@ -1,0 +1,2 @@
+/** Implementation details of fence-guard-jooq; not an API. */
+package dev.fenceguard.jooq.internal;
