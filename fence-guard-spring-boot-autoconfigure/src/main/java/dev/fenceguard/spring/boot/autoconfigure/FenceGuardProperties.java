@@ -63,7 +63,7 @@ public class FenceGuardProperties implements Validator {
     public enum JdbcDatabase {
         /** PostgreSQL. */
         POSTGRESQL,
-        /** MariaDB 10.5+, through MariaDB Connector/J or MySQL Connector/J. */
+        /** MariaDB 10.5+ (tested on 10.11), through MariaDB Connector/J or MySQL Connector/J. */
         MARIADB,
         /** MySQL 8.0.19+. */
         MYSQL
@@ -158,8 +158,10 @@ public class FenceGuardProperties implements Validator {
     /** Settings of the lock backend over the application's DataSource (PostgreSQL, MariaDB or MySQL). */
     public static class Jdbc {
         /**
-         * The database the DataSource is to; asked of one of its connections at startup when unset (set it
-         * to start while the database is down, or to use MYSQL's backend on MariaDB).
+         * The database the DataSource is to; asked of one of its connections at startup when unset. Set it
+         * to start while the database is down: it chooses the lock table's migration and default schema, and
+         * the lock backend is then built on its first call by fence-guard-jdbc's entry, which asks the
+         * database itself (so it cannot make MariaDB run MySQL's backend).
          */
         private JdbcDatabase database;
         /**
