@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fenceguard.core.Lease;
-import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.idempotency.IdempotencyResult;
 import dev.fenceguard.core.leader.LeaderInfo;
 import dev.fenceguard.core.leader.Leadership;
@@ -12,16 +11,9 @@ import dev.fenceguard.core.leader.LeadershipListener;
 import dev.fenceguard.examples.docs.ReactorSamples.ElectionMonos;
 import dev.fenceguard.examples.docs.ReactorSamples.LockClientMonos;
 import dev.fenceguard.reactor.ReactiveLockClient;
-import dev.fenceguard.redis.FenceGuardRedis;
-import dev.fenceguard.testkit.servers.RedisServers;
-import io.lettuce.core.RedisClient;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -29,38 +21,9 @@ import reactor.core.publisher.Mono;
  * Runs the samples of the reactor module's Javadoc over the Redis lock backend, idempotency backend and
  * flight store, on a private {@code redis-server} (the samples use fixed keys).
  */
-class ReactorSamplesTest {
+class ReactorSamplesTest extends OnPrivateRedis {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
-
-    private static RedisServers.Server server;
-    private static RedisClient client;
-
-    private FenceGuardRedis redis;
-    private LockClient locks;
-
-    @BeforeAll
-    static void startServer() {
-        server = RedisServers.start();
-        client = RedisClient.create(server.uri().toString());
-    }
-
-    @AfterAll
-    static void stopServer() {
-        client.shutdown();
-        server.close();
-    }
-
-    @BeforeEach
-    void entry() {
-        redis = FenceGuardRedis.builder(client).build();
-        locks = LockClient.of(redis.lockBackend());
-    }
-
-    @AfterEach
-    void closeEntry() {
-        redis.close();
-    }
 
     @Test
     void lockClientSampleSavesTheOrderWithTheFenceAndTriesTheDailyLock() {

@@ -4,60 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fenceguard.core.Lease;
-import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.StaleFenceException;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.redis.FenceGuardRedis;
-import dev.fenceguard.testkit.servers.RedisServers;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Runs the samples of docs/redis.md and of the redis module's Javadoc on a private {@code redis-server}
  * (the samples use fixed keys and the default prefixes), and checks what each promises.
  */
-class RedisSamplesTest {
-
-    private static RedisServers.Server server;
-    private static RedisClient client;
-    private static StatefulRedisConnection<String, String> conn;
-
-    private FenceGuardRedis redis;
-    private LockClient locks;
-
-    @BeforeAll
-    static void startServer() {
-        server = RedisServers.start();
-        client = RedisClient.create(server.uri().toString());
-        conn = client.connect();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        conn.close();
-        client.shutdown();
-        server.close();
-    }
-
-    @BeforeEach
-    void entry() {
-        redis = FenceGuardRedis.builder(client).build();
-        locks = LockClient.of(redis.lockBackend());
-    }
-
-    @AfterEach
-    void closeEntry() {
-        redis.close();
-    }
+class RedisSamplesTest extends OnPrivateRedis {
 
     private static RedisCommands<String, String> cmd() {
         return conn.sync();
