@@ -23,10 +23,10 @@ import java.util.Set;
  * backend}, the {@linkplain #idempotencyBackend() idempotency backend}, the {@linkplain #flightStore()
  * flight store} of {@code Singleflight} and the {@linkplain #fencedWrites() fenced writes}, which share
  * the client, the settings and the way they talk to Firestore (a read, then a write conditioned on the
- * document being unchanged; asynchronous, under one deadline per call).
+ * document being unchanged; asynchronous, under one deadline per call). With a {@code Firestore db} of
+ * yours (on Google Cloud, {@code FirestoreOptions.getDefaultInstance().getService()}):
  *
  * <pre>{@code
- * Firestore db = FirestoreOptions.getDefaultInstance().getService();
  * FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(db).build();
  * LockClient locks = LockClient.of(fenceGuard.lockBackend());
  * FencedFirestore fenced = fenceGuard.fencedWrites();

@@ -23,12 +23,13 @@ import java.util.concurrent.CompletionStage;
  * <pre>{@code
  * FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(db).build();
  * FencedFirestore fenced = fenceGuard.fencedWrites();
- * fenced.update(db.collection("orders").document("42"), lease.fence(), Map.of("status", "paid")).orThrow();
+ * DocumentReference order = db.collection("orders").document("42");
+ * fenced.update(order, lease.fence(), Map.of("status", "paid")).orThrow();
  * // inside your own transaction (after your other reads):
  * db.runTransaction(tx -> {
- *     if (fenced.check(tx, order, lease.fence()).isApplied()) { tx.update(order, "status", "paid"); }
+ *     if (fenced.check(tx, order, lease.fence()).isApplied()) { tx.update(order, "status", "shipped"); }
  *     return null;
- * });
+ * }).get();
  * }</pre>
  *
  * <p><b>Two faces.</b> {@link #update}, {@link #set}, {@link #claim} and {@link #delete} without a
