@@ -38,7 +38,7 @@ import org.jooq.impl.SQLDataType;
  * // jOOQ generated classes
  * FencedTable orders = FencedTable.builder(ORDERS, ORDERS.ID, ORDERS.FENCE_TOKEN).build();
  * // or plain names
- * FencedTable orders = FencedTable.builder("public", "orders", "id", "fence_token")
+ * FencedTable byName = FencedTable.builder("public", "orders", "id", "fence_token")
  *         .withKeyType(Long.class).withTombstoneColumn("fence_deleted").build();
  *
  * orders.on(dsl).update(42L, lease.fence(), Assignments.of("status", "paid")).orThrow();

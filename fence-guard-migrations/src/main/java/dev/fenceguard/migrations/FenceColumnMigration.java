@@ -14,7 +14,7 @@ import org.flywaydb.core.api.migration.JavaMigration;
  * <pre>{@code
  * Flyway.configure()
  *       .dataSource(dataSource)
- *       .javaMigrations(new FenceColumnMigration("7", FenceColumn.on("public", "orders")
+ *       .javaMigrations(new FenceColumnMigration("7", FenceColumn.on("public", "invoices")
  *                                                         .withTombstoneColumn("fence_deleted")))
  *       .load().migrate();
  * }</pre>

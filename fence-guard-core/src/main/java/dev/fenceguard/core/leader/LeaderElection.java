@@ -28,9 +28,14 @@ import java.util.concurrent.CompletionStage;
  *         })
  *         .build();
  * election.start();
- * ...
- * // in the scheduler, every write carries the term:
- * invoices.on(dataSource).update(id, term.term(), Assignments.of("status", "sent")).orThrow();
+ * }</pre>
+ *
+ * <p>In the scheduler, every write carries the term:
+ *
+ * <pre>{@code
+ * void sendInvoice(long id, Leadership term) {
+ *     invoices.on(dataSource).update(id, term.term(), Assignments.of("status", "sent")).orThrow();
+ * }
  * }</pre>
  *
  * <p>A term is announced only on a valid lease: a grant that arrives after its TTL has run out is
