@@ -176,7 +176,7 @@ public final class LeaderElection implements AutoCloseable {
      * @since 0.1
      */
     public static final class Builder {
-        // Package-private: AsyncLeaderElection reads them (build() hands it a copy).
+        // Package-private: AsyncLeaderElection copies them once, in its constructor (called by build()).
         final AsyncLockClient locks;
         final String name;
         Duration ttl = Duration.ofSeconds(15);
@@ -248,14 +248,8 @@ public final class LeaderElection implements AutoCloseable {
 
         /** A stopped candidate with these settings; call {@link LeaderElection#start()}. */
         public LeaderElection build() {
-            Builder copy = new Builder(locks, name);
-            copy.ttl = ttl;
-            copy.campaignWait = campaignWait;
-            copy.retryDelay = retryDelay;
-            copy.listener = listener;
-            copy.time = time;
-            copy.metrics = metrics;
-            return new LeaderElection(new AsyncLeaderElection(copy));
+            // AsyncLeaderElection copies every setting into its own final fields: this builder stays reusable.
+            return new LeaderElection(new AsyncLeaderElection(this));
         }
     }
 }
