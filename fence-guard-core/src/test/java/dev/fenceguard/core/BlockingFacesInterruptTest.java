@@ -58,14 +58,8 @@ class BlockingFacesInterruptTest {
         HeldLocks locks = new HeldLocks(memory, "acquire");
         LockClient client = client(locks);
         Outcome<Optional<Lease>> out = Outcome.run(() -> client.tryAcquire("k", TTL));
-        locks.sent.await();
-        out.thread.interrupt();
-        locks.answer();
-        out.thread.join();
-
-        assertThat(out.error.get()).isNull();
-        assertThat(out.interruptedOnReturn.get()).as("the interrupt status is set again").isTrue();
-        Lease lease = out.value.get().orElseThrow();
+        var answered = out.interruptedThenAnswered(locks.sent, locks::answer);
+        Lease lease = answered.orElseThrow();
         assertThat(client.release(lease)).isTrue();
         assertThat(locks.releases).as("the grant was handed out and released once").hasValue(1);
         assertThat(client.lookup("k")).isEmpty();
@@ -78,11 +72,8 @@ class BlockingFacesInterruptTest {
         Singleflight flights = Singleflight.builder(client, new InMemoryFlightStore(time)).withTimeSource(time)
                 .withMetrics(SingleflightMetrics.none()).withMaxWait(Duration.ofDays(1)).withPollInterval(Duration.ofDays(1))
                 .withCallTimeout(Duration.ofMinutes(10)).build();
-        AtomicInteger works = new AtomicInteger();
-        Outcome<String> out = Outcome.run(() -> flights.run("report", TTL, dev.fenceguard.core.singleflight.ResultCodec.utf8(), lease -> {
-            works.incrementAndGet();
-            return "report";
-        }));
+        Outcome<String> out = Outcome.run(() -> flights.run("report", TTL, dev.fenceguard.core.singleflight.ResultCodec.utf8(),
+                lease -> "report"));
         locks.sent.await();
         out.thread.interrupt();
         out.thread.join();
@@ -98,8 +89,7 @@ class BlockingFacesInterruptTest {
     @Test
     void idempotencyCallInterruptedWhileItsClaimIsHeldThrowsBeforeTheWorkRuns() throws Exception {
         HeldIdempotency backend = new HeldIdempotency(new InMemoryIdempotencyBackend(time), "claim");
-        IdempotencyStore store = IdempotencyStore.builder(backend).withMetrics(IdempotencyMetrics.none())
-                .withCallTimeout(Duration.ofMinutes(10)).build();
+        IdempotencyStore store = store(backend);
         LockClient client = client(new HeldLocks(memory, "none"));
         Lease lease = client.tryAcquire("order:1", TTL).orElseThrow();
         AtomicInteger works = new AtomicInteger();
@@ -123,20 +113,12 @@ class BlockingFacesInterruptTest {
     @Test
     void idempotencyCallInterruptedWhileItsRecordIsHeldReturnsTheOutcomeAndKeepsTheInterrupt() throws Exception {
         HeldIdempotency backend = new HeldIdempotency(new InMemoryIdempotencyBackend(time), "record");
-        IdempotencyStore store = IdempotencyStore.builder(backend).withMetrics(IdempotencyMetrics.none())
-                .withCallTimeout(Duration.ofMinutes(10)).build();
-        LockClient client = client(new HeldLocks(memory, "none"));
-        Lease lease = client.tryAcquire("order:2", TTL).orElseThrow();
+        IdempotencyStore store = store(backend);
+        Lease lease = client(new HeldLocks(memory, "none")).tryAcquire("order:2", TTL).orElseThrow();
         Outcome<IdempotencyResult<String>> out = Outcome.run(() -> store.call("charge:2", Fingerprint.ofParts("2"), lease,
                 ResultCodec.utf8(), () -> "charged"));
-        backend.sent.await();
-        out.thread.interrupt();
-        backend.answer();
-        out.thread.join();
-
-        assertThat(out.error.get()).isNull();
-        assertThat(out.interruptedOnReturn.get()).isTrue();
-        assertThat(out.value.get().result()).contains("charged");
+        var answered = out.interruptedThenAnswered(backend.sent, backend::answer);
+        assertThat(answered.result()).contains("charged");
         assertThat(store.lookup("charge:2")).map(IdempotencyInfo::status).contains(IdempotencyInfo.Status.COMPLETED);
         lease.close();
     }
@@ -159,13 +141,7 @@ class BlockingFacesInterruptTest {
             election.stop();
             return true;
         });
-        locks.sent.await();
-        out.thread.interrupt();
-        locks.answer();
-        out.thread.join();
-
-        assertThat(out.error.get()).isNull();
-        assertThat(out.interruptedOnReturn.get()).isTrue();
+        out.interruptedThenAnswered(locks.sent, locks::answer);
         assertThat(locks.releases).as("the term's lock was released once, before stop() returned").hasValue(1);
         assertThat(election.currentLeader()).isEmpty();
     }
@@ -176,16 +152,15 @@ class BlockingFacesInterruptTest {
         LockClient client = client(locks);
         Lease held = client.tryAcquire("scheduler", TTL).orElseThrow();
         Outcome<Optional<LeaderInfo>> out = Outcome.run(() -> LeaderElection.currentLeader(client, "scheduler"));
-        locks.sent.await();
-        out.thread.interrupt();
-        locks.answer();
-        out.thread.join();
-
-        assertThat(out.error.get()).isNull();
-        assertThat(out.interruptedOnReturn.get()).isTrue();
-        assertThat(out.value.get()).map(LeaderInfo::term).contains(held.fence());
+        var answered = out.interruptedThenAnswered(locks.sent, locks::answer);
+        assertThat(answered).map(LeaderInfo::term).contains(held.fence());
         held.close();
         assertThat(locks.releases).hasValue(1);
+    }
+
+    /** A store whose calls the test's held backend answers; the call timeout is far beyond any test. */
+    private static IdempotencyStore store(IdempotencyBackend backend) {
+        return IdempotencyStore.builder(backend).withMetrics(IdempotencyMetrics.none()).withCallTimeout(Duration.ofMinutes(10)).build();
     }
 
     private LockClient client(LockBackend backend) {
@@ -195,6 +170,21 @@ class BlockingFacesInterruptTest {
     /** What a blocking call on a thread of its own returned or threw, and whether its thread was interrupted then. */
     private record Outcome<T>(Thread thread, AtomicReference<T> value, AtomicReference<Throwable> error,
             AtomicBoolean interruptedOnReturn) {
+
+        /**
+         * For a call that cannot throw {@link InterruptedException}: once it is sent, interrupts its thread,
+         * lets the backend answer, and returns what the call returned, having checked that it threw nothing
+         * and set the interrupt status again.
+         */
+        T interruptedThenAnswered(CountDownLatch sent, Runnable answer) throws InterruptedException {
+            sent.await();
+            thread.interrupt();
+            answer.run();
+            thread.join();
+            assertThat(error.get()).isNull();
+            assertThat(interruptedOnReturn.get()).as("the interrupt status is set again").isTrue();
+            return value.get();
+        }
 
         interface Call<T> {
             T call() throws Exception;
