@@ -490,7 +490,6 @@ abstract class FencedLockRegistryContract {
 
         @Override
         public void onGranted(Context ctx) throws InterruptedException {
-            // docs/spring-integration.md: the leader's term
             FenceToken fence = registry.obtain(ctx.getRole()).fence(); // the selector thread holds the lock now
             term = fence;
             events.add("granted " + fence.value());
