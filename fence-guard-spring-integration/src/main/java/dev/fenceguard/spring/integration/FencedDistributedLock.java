@@ -168,6 +168,7 @@ public final class FencedDistributedLock implements DistributedLock {
      * Takes the lock with the registry's TTL, waiting as long as it takes or until interrupted.
      *
      * @throws InterruptedException if the thread is interrupted on entry or while waiting; it holds nothing new then
+     *     (a grant the store makes for a request that was on its way is released when it arrives)
      * @throws ConcurrentModificationException if the calling thread holds the lock already and its lease is lost
      * @throws dev.fenceguard.core.FenceGuardException if the backend fails or does not answer in time
      */
@@ -247,6 +248,7 @@ public final class FencedDistributedLock implements DistributedLock {
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if {@code ttl} is not whole milliseconds from 1 ms to 30 days
      * @throws InterruptedException if the thread is interrupted on entry or while waiting; it holds nothing new then
+     *     (a grant the store makes for a request that was on its way is released when it arrives)
      * @throws ConcurrentModificationException if the calling thread holds the lock already and its lease is lost
      * @throws dev.fenceguard.core.FenceGuardException if the backend fails or does not answer in time
      */
@@ -378,7 +380,7 @@ public final class FencedDistributedLock implements DistributedLock {
 
     private void renewInBackground(Lease held, Duration ttl) {
         try {
-            if (!client.extend(held, ttl)) {
+            if (!client.extend(held, ttl) && lease == held) { // not merely unlocked while this renewal ran
                 log.warn("lock '{}' fence {}: its lease is lost (it expired or was taken over); renewal stopped",
                         key, held.fence().value());
                 cancel(held);
