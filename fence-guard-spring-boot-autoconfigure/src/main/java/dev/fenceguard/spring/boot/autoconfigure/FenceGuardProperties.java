@@ -82,6 +82,7 @@ public class FenceGuardProperties implements Validator {
     private final Metrics metrics = new Metrics();
     private final Observations observations = new Observations();
     private final Annotation annotation = new Annotation();
+    private final SpringIntegration springIntegration = new SpringIntegration();
 
     public Backend getBackend() {
         return backend;
@@ -153,6 +154,10 @@ public class FenceGuardProperties implements Validator {
 
     public Annotation getAnnotation() {
         return annotation;
+    }
+
+    public SpringIntegration getSpringIntegration() {
+        return springIntegration;
     }
 
     /** Settings of the lock backend over the application's DataSource (PostgreSQL, MariaDB or MySQL). */
@@ -306,6 +311,33 @@ public class FenceGuardProperties implements Validator {
         }
     }
 
+    /** fence-guard-spring-integration's lock registry (needs it and spring-integration-core on the class path). */
+    public static class SpringIntegration {
+        /**
+         * Whether the application's LockRegistry is a FencedLockRegistry over the lock client (unless the
+         * application defines a LockRegistry of its own).
+         */
+        private boolean enabled;
+        /** TTL of the registry's leases taken without one; when unset, fence-guard.default-ttl. */
+        private Duration ttl;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getTtl() {
+            return ttl;
+        }
+
+        public void setTtl(Duration ttl) {
+            this.ttl = ttl;
+        }
+    }
+
     /** The @FencedLock annotation. */
     public static class Annotation {
         /** Whether methods annotated with @FencedLock run under the lock. */
@@ -351,6 +383,7 @@ public class FenceGuardProperties implements Validator {
         check(errors, "jdbc.table", p.jdbc.table, v -> SqlIdentifiers.require("table", v));
         check(errors, "redis.call-timeout", p.redis.callTimeout, FenceGuardProperties::positive);
         check(errors, "firestore.call-timeout", p.firestore.callTimeout, FenceGuardProperties::positive);
+        check(errors, "spring-integration.ttl", p.springIntegration.ttl, v -> Checks.ttl(v, "Spring Integration lock registry"));
         if (p.fenceStrategy != null && p.backend == Backend.FIRESTORE) {
             errors.rejectValue("fenceStrategy", "fence-guard.unsupported", "Firestore has no fence strategy to choose (its documents"
                     + " are never deleted); remove fence-guard.fence-strategy");
