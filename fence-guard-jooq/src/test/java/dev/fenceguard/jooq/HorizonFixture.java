@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,7 +38,7 @@ final class HorizonFixture {
         pg.exec("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, body TEXT, fence_token BIGINT NOT NULL DEFAULT 0, "
                 + "fence_deleted BOOLEAN NOT NULL DEFAULT FALSE)");
         this.items = FencedTable.builder(pg.schema.name(), name, "id", "fence_token").withKeyType(Long.class)
-                .withTombstoneColumn("fence_deleted").withHorizon(H).withClockMargin(clockMargin).withMetrics(purges).build();
+                .withTombstoneColumn("fence_deleted").withHorizon(H).withClockMargin(clockMargin).withMetrics(purges.metrics).build();
     }
 
     /** {@code tick(clock_timestamp() - ago)} on the database. */
@@ -109,35 +110,29 @@ final class HorizonFixture {
         }
     }
 
-    /** Records purge counts; nothing else. */
-    static final class Purges implements LockMetrics {
+    /** Counts purges and stale writes through a {@link LockMetrics} that records nothing else. */
+    static final class Purges {
         final Map<String, AtomicLong> removed = new ConcurrentHashMap<>();
         final AtomicLong stale = new AtomicLong();
+        final LockMetrics metrics = (LockMetrics) Proxy.newProxyInstance(Purges.class.getClassLoader(), new Class<?>[] {LockMetrics.class},
+                (proxy, m, args) -> switch (m.getName()) {
+                    case "purged" -> {
+                        removed.computeIfAbsent(args[0] + "/" + args[1], k -> new AtomicLong()).addAndGet((Long) args[2]);
+                        yield null;
+                    }
+                    case "staleWriteRejected" -> {
+                        stale.incrementAndGet();
+                        yield null;
+                    }
+                    case "forLock" -> proxy;
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    case "toString" -> "Purges";
+                    default -> null;
+                });
 
         long removed(String store, String kind) {
             return removed.getOrDefault(store + "/" + kind, new AtomicLong()).get();
-        }
-
-        @Override
-        public void purged(String store, String kind, long n) {
-            removed.computeIfAbsent(store + "/" + kind, k -> new AtomicLong()).addAndGet(n);
-        }
-
-        @Override
-        public void acquireAttempt(String backend, AcquireOutcome outcome, Duration latency) {}
-
-        @Override
-        public void held(String backend, Duration holdTime) {}
-
-        @Override
-        public void renewFailed(String backend) {}
-
-        @Override
-        public void highFence(String backend) {}
-
-        @Override
-        public void staleWriteRejected(String resourceType) {
-            stale.incrementAndGet();
         }
     }
 }

@@ -55,8 +55,10 @@ class PostgresPurgeRaceTest {
 
     /** Runs {@code write} on a connection of its own (auto-commit) and returns once it waits on {@code holder}. */
     private Future<WriteOutcome> blockedOn(Connection holder, Connection writer, Callable<WriteOutcome> write) throws Exception {
+        int waiter = HorizonFixture.pid(writer); // before the write: a connection runs one statement at a time
+        int holding = HorizonFixture.pid(holder);
         Future<WriteOutcome> out = writers.submit(write);
-        f.awaitBlocked(HorizonFixture.pid(writer), HorizonFixture.pid(holder));
+        f.awaitBlocked(waiter, holding);
         return out;
     }
 

@@ -1,11 +1,9 @@
 package dev.fenceguard.migrations;
 
-import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.Objects;
-import java.util.zip.CRC32;
 import org.flywaydb.core.api.MigrationVersion;
 import org.flywaydb.core.api.migration.Context;
 import org.flywaydb.core.api.migration.JavaMigration;
@@ -42,11 +40,7 @@ public final class TombstoneIndexMigration implements JavaMigration {
      * @throws IllegalArgumentException if {@code version} is not a Flyway version
      */
     public TombstoneIndexMigration(String version, TombstoneIndex index) {
-        Objects.requireNonNull(version, "version");
-        if (!version.matches("\\d+([._]\\d+)*")) {
-            throw new IllegalArgumentException("version must be digits separated by '.' or '_', was '" + version + "'");
-        }
-        this.version = MigrationVersion.fromVersion(version);
+        this.version = FenceColumnMigration.version(version);
         this.index = Objects.requireNonNull(index, "index");
     }
 
@@ -62,9 +56,7 @@ public final class TombstoneIndexMigration implements JavaMigration {
 
     @Override
     public Integer getChecksum() {
-        CRC32 crc = new CRC32();
-        crc.update(index.script().getBytes(StandardCharsets.UTF_8));
-        return (int) crc.getValue();
+        return FenceColumnMigration.checksum(index.script());
     }
 
     @Override
