@@ -380,7 +380,7 @@ public final class FencedWriter {
      * passed; then {@link PurgeResult#resumeAfter()} is the key to go on after. Removed rows are counted in
      * {@code fenceguard.purge.removed} ({@code store=postgres}, {@code kind=tombstone}) of the table's
      * {@link FencedTable.Builder#withMetrics metrics}. Not observed as a write. The batch query wants an
-     * index of the tombstone rows by key: {@code FenceColumn.builder(..).withPurgeIndex(..)} in
+     * index of the tombstone rows by key: {@code TombstoneIndex} (with {@code TombstoneIndexMigration}) in
      * fence-guard-migrations adds one.
      *
      * @return what it removed, and where it stopped
