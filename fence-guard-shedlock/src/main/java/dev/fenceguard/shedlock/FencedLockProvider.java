@@ -26,14 +26,11 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  * LockProvider lockProvider(LockClient locks) {
  *     return FencedLockProvider.builder(locks).build();
  * }
- *
- * @Scheduled(cron = "0 0 * * * *")
- * @SchedulerLock(name = "hourly-report", lockAtMostFor = "PT10M")
- * public void hourlyReport() {
- *     FenceToken fence = LockContext.requireHeld("hourly-report").fence();
- *     reports.set("report:hourly", fence, render()).orThrow();   // refused once a newer run has written
- * }
  * }</pre>
+ *
+ * <p>A {@code @SchedulerLock(name = "hourly-report", ...)} job then reads
+ * {@code LockContext.requireHeld("hourly-report").fence()} and passes the fence to its fenced writes
+ * (docs/shedlock.md has the whole example).
  *
  * <p><b>ShedLock's semantics, kept.</b>
  * <ul>
