@@ -83,6 +83,7 @@ public class FenceGuardProperties implements Validator {
     private final Observations observations = new Observations();
     private final Annotation annotation = new Annotation();
     private final SpringIntegration springIntegration = new SpringIntegration();
+    private final Shedlock shedlock = new Shedlock();
 
     public Backend getBackend() {
         return backend;
@@ -158,6 +159,10 @@ public class FenceGuardProperties implements Validator {
 
     public SpringIntegration getSpringIntegration() {
         return springIntegration;
+    }
+
+    public Shedlock getShedlock() {
+        return shedlock;
     }
 
     /** Settings of the lock backend over the application's DataSource (PostgreSQL, MariaDB or MySQL). */
@@ -363,6 +368,24 @@ public class FenceGuardProperties implements Validator {
 
         public void setOrder(int order) {
             this.order = order;
+        }
+    }
+
+    /** ShedLock: the fenced LockProvider of fence-guard-shedlock. */
+    public static class Shedlock {
+        /**
+         * Whether to make fence-guard-shedlock's FencedLockProvider the application's ShedLock LockProvider,
+         * over the lock client. Needs ShedLock and fence-guard-shedlock on the class path; a LockProvider
+         * the application defines itself is kept (and a warning says so).
+         */
+        private boolean enabled = false;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 
