@@ -22,7 +22,7 @@ class FirestoreShedLockProviderTest extends ShedLockSuite {
                 .setCredentials(new FirestoreOptions.EmulatorCredentials())
                 .build()
                 .getService();
-        locks = LockClient.of(FenceGuardFirestore.builder(db).build().lockBackend());
+        locks = clientOf(FenceGuardFirestore.builder(db).build().lockBackend());
     }
 
     @AfterAll

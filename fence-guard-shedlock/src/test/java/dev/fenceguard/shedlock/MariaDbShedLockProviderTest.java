@@ -19,7 +19,7 @@ class MariaDbShedLockProviderTest extends ShedLockSuite {
         db = TestMariaDb.server().newDatabase("shedlock");
         FenceGuardMigrations.builder(db.dataSource()).withSchema(db.name()).migrate();
         jdbc = FenceGuardJdbc.builder(db.dataSource()).withSchema(db.name()).build();
-        locks = LockClient.of(jdbc.lockBackend());
+        locks = clientOf(jdbc.lockBackend());
     }
 
     @AfterAll

@@ -19,7 +19,7 @@ class PostgresShedLockProviderTest extends ShedLockSuite {
         schema = TestPostgres.server().newSchema("shedlock");
         FenceGuardMigrations.builder(schema.dataSource()).withSchema(schema.name()).migrate();
         jdbc = FenceGuardJdbc.builder(schema.dataSource()).withSchema(schema.name()).build();
-        locks = LockClient.of(jdbc.lockBackend());
+        locks = clientOf(jdbc.lockBackend());
     }
 
     @AfterAll

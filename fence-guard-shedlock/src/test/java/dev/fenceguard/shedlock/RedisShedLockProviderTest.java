@@ -19,7 +19,7 @@ class RedisShedLockProviderTest extends ShedLockSuite {
     static void setUp() {
         client = RedisClient.create(TestRedis.server().uri().toString());
         redis = TestRedisKeys.builder(client, PREFIX).build();
-        locks = LockClient.of(redis.lockBackend());
+        locks = clientOf(redis.lockBackend());
     }
 
     @AfterAll
