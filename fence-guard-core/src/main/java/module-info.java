@@ -22,5 +22,6 @@ module dev.fenceguard.core {
     exports dev.fenceguard.core.internal to
             dev.fenceguard.jdbc, dev.fenceguard.jooq, dev.fenceguard.redis, dev.fenceguard.firestore, dev.fenceguard.testkit,
             dev.fenceguard.migrations, dev.fenceguard.reactor, dev.fenceguard.jpa,
-            dev.fenceguard.spring, dev.fenceguard.spring.boot.autoconfigure;
+            dev.fenceguard.spring, dev.fenceguard.spring.boot.autoconfigure,
+            dev.fenceguard.shedlock;
 }

@@ -22,6 +22,10 @@ module dev.fenceguard.spring.boot.autoconfigure {
     requires static dev.fenceguard.redis;
     requires static dev.fenceguard.firestore;
     requires static dev.fenceguard.migrations;
+    requires static dev.fenceguard.spring.integration;
+    requires static spring.integration.core;
+    requires static dev.fenceguard.shedlock;
+    requires static net.javacrumbs.shedlock.core;
     requires static spring.boot.flyway;
     requires static spring.boot.health;
     requires static spring.data.redis;

@@ -1,6 +1,5 @@
 package dev.fenceguard.benchmarks;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
@@ -50,19 +49,14 @@ public final class CoordinationBenchmark {
     private static final Duration LONG = Duration.ofSeconds(30);
 
     public static void main(String[] args) throws Exception {
-        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 5;
-        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 4;
-        int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        Harness.Args cli = Harness.Args.of(args, 5, 4, 3);
         TestPostgres server = TestPostgres.server();
         try (TestPostgres.Schema schema = server.newSchema("coordbench")) {
-            HikariConfig config = new HikariConfig();
-            config.setDataSource(schema.dataSource());
-            config.setMaximumPoolSize(threads);
-            try (HikariDataSource pool = new HikariDataSource(config)) {
+            try (HikariDataSource pool = Harness.pool(schema.dataSource(), cli.threads())) {
                 System.out.printf("PostgreSQL %s (%s), %d threads, pool %d, %.1f s per phase, %d alternating rounds, median of rounds%n%n",
-                        server.version(), server.origin(), threads, threads, seconds, rounds);
-                idempotency(schema.name(), pool, new Harness(threads, seconds), rounds);
-                election(schema.name(), pool, new Harness(1, seconds), rounds);
+                        server.version(), server.origin(), cli.threads(), cli.threads(), cli.seconds(), cli.rounds());
+                idempotency(schema.name(), pool, new Harness(cli.threads(), cli.seconds()), cli.rounds());
+                election(schema.name(), pool, new Harness(1, cli.seconds()), cli.rounds());
             }
         }
         System.exit(0); // the election's timer threads

@@ -36,20 +36,18 @@ public final class EventsBenchmark {
             "withLock, Micrometer bound", "withLock, LockMetrics.none()"};
 
     public static void main(String[] args) throws Exception {
-        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 5;
-        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 2;
-        int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
-        List<Harness.Op> ops = new ArrayList<>(wrap(ops(threads)));
+        Harness.Args cli = Harness.Args.of(args, 5, 2, 5);
+        List<Harness.Op> ops = new ArrayList<>(wrap(ops(cli.threads())));
         if (args.length > 3) {
-            ops.addAll(wrap(baselineOps(Path.of(args[3]), threads)));
+            ops.addAll(wrap(baselineOps(Path.of(args[3]), cli.threads())));
         }
-        Harness h = new Harness(threads, seconds);
+        Harness h = new Harness(cli.threads(), cli.seconds());
         for (Harness.Op op : ops) {
             h.measure(op); // warm-up: JIT and the meters' registration
         }
         System.out.printf(Locale.ROOT, "in-memory backend, %d threads, %.1f s per phase, %d alternating rounds, median of rounds%s%n%n",
-                threads, seconds, rounds, args.length > 3 ? "; baseline core: " + args[3] : "");
-        List<List<Harness.Phase>> phases = h.compare(rounds, ops);
+                cli.threads(), cli.seconds(), cli.rounds(), args.length > 3 ? "; baseline core: " + args[3] : "");
+        List<List<Harness.Phase>> phases = h.compare(cli.rounds(), ops);
         for (int i = 0; i < ops.size(); i++) {
             Harness.Phase p = Harness.median(phases.get(i));
             System.out.printf(Locale.ROOT, "%-9s %-40s %9.0f pairs/s  %6.2f us CPU/pair%n", i < 4 ? "this" : "baseline",

@@ -44,9 +44,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class FirestoreBenchmark {
 
     public static void main(String[] args) throws Exception {
-        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 5;
-        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 4;
-        int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        Harness.Args cli = Harness.Args.of(args, 5, 4, 3);
         int scaleKeys = args.length > 3 ? Integer.parseInt(args[3]) : 0;
         TestFirestore emulator = TestFirestore.server();
         AtomicLong rpcs = new AtomicLong();
@@ -76,7 +74,7 @@ public final class FirestoreBenchmark {
                 db.collection("orders").document("o" + i).set(Map.of("status", "new")).get();
             }
             System.out.printf("Firestore emulator (%s), %d threads, %.1f s per phase, %d alternating rounds%n%n",
-                    emulator.origin(), threads, seconds, rounds);
+                    emulator.origin(), cli.threads(), cli.seconds(), cli.rounds());
 
             LockKey key = LockKey.of("rpc-count");
             LockId id = LockId.random();
@@ -107,7 +105,7 @@ public final class FirestoreBenchmark {
                     + "fenced update %d; baseline transactional read-then-write %d%n%n",
                     acquire, acquireHeld, extend, lookup, release, fencedUpdate, baselineTx);
 
-            Harness h = new Harness(threads, seconds);
+            Harness h = new Harness(cli.threads(), cli.seconds());
             Harness.Op acquireRelease = (t, i) -> {
                 LockKey k = LockKey.of("bench:" + t + ":" + (i % 200));
                 LockId lockId = LockId.random();
@@ -124,14 +122,14 @@ public final class FirestoreBenchmark {
             Harness.Op baselineOp = (t, i) -> baseline(db, db.collection("orders").document("o" + (t * 250 + i % 250)));
             h.measure(acquireRelease);
             h.measure(twoBaselines);
-            Harness.Phase[] r1 = h.compare(rounds, acquireRelease, twoBaselines);
+            Harness.Phase[] r1 = h.compare(cli.rounds(), acquireRelease, twoBaselines);
             print("acquire+release pairs/s", r1[0], "2 x transactional read-then-write", r1[1]);
             h.measure(fencedOp);
             h.measure(baselineOp);
-            Harness.Phase[] r2 = h.compare(rounds, fencedOp, baselineOp);
+            Harness.Phase[] r2 = h.compare(cli.rounds(), fencedOp, baselineOp);
             print("fenced update ops/s", r2[0], "transactional read-then-write", r2[1]);
             if (scaleKeys > 0) {
-                scale(db, scaleKeys, seconds, rounds);
+                scale(db, scaleKeys, cli.seconds(), cli.rounds());
             }
         }
     }

@@ -1,11 +1,14 @@
 package dev.fenceguard.benchmarks;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import javax.sql.DataSource;
 
 /**
  * A small throughput/latency harness for I/O-bound operations (where JMH's nanosecond machinery
@@ -24,6 +27,26 @@ final class Harness {
      * over the phase (every thread of the JVM: GC, JIT, the drivers' I/O threads) over the operations.
      */
     record Phase(double opsPerSecond, long p50Micros, long p99Micros, double cpuMicrosPerOp) {}
+
+    /**
+     * The arguments most benchmarks share, {@code [seconds-per-phase] [threads] [rounds]}, each with the
+     * benchmark's default when left out.
+     */
+    record Args(double seconds, int threads, int rounds) {
+        static Args of(String[] args, double seconds, int threads, int rounds) {
+            return new Args(args.length > 0 ? Double.parseDouble(args[0]) : seconds,
+                    args.length > 1 ? Integer.parseInt(args[1]) : threads,
+                    args.length > 2 ? Integer.parseInt(args[2]) : rounds);
+        }
+    }
+
+    /** A pool of at most {@code size} connections of {@code dataSource}, the one kind every SQL benchmark runs on. */
+    static HikariDataSource pool(DataSource dataSource, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(dataSource);
+        config.setMaximumPoolSize(size);
+        return new HikariDataSource(config);
+    }
 
     private static final com.sun.management.OperatingSystemMXBean OS =
             (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();

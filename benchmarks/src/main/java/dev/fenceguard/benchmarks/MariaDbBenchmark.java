@@ -1,6 +1,5 @@
 package dev.fenceguard.benchmarks;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
@@ -29,18 +28,13 @@ public final class MariaDbBenchmark {
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
 
     public static void main(String[] args) throws Exception {
-        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 5;
-        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 4;
-        int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        Harness.Args cli = Harness.Args.of(args, 5, 4, 3);
         TestMariaDb server = TestMariaDb.server();
         try (TestMariaDb.Database db = server.newDatabase("bench")) {
-            HikariConfig config = new HikariConfig();
-            config.setJdbcUrl(db.jdbcUrl("mariadb", ""));
-            config.setMaximumPoolSize(threads);
-            try (HikariDataSource pool = new HikariDataSource(config)) {
+            try (HikariDataSource pool = Harness.pool(db.dataSource(), cli.threads())) {
                 System.out.printf(Locale.ROOT, "MariaDB %s (%s), %d threads, pool %d, %.1f s per phase, %d alternating rounds%n%n",
-                        server.version(), server.origin(), threads, threads, seconds, rounds);
-                run(db.name(), pool, new Harness(threads, seconds), rounds);
+                        server.version(), server.origin(), cli.threads(), cli.threads(), cli.seconds(), cli.rounds());
+                run(db.name(), pool, new Harness(cli.threads(), cli.seconds()), cli.rounds());
             }
         }
     }

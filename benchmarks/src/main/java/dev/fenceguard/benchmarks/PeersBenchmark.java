@@ -1,6 +1,5 @@
 package dev.fenceguard.benchmarks;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
@@ -245,12 +244,9 @@ public final class PeersBenchmark {
     private static void postgres(double seconds, int rounds, int[] threads, boolean scale) throws Exception {
         TestPostgres server = TestPostgres.server();
         try (TestPostgres.Schema schema = server.newSchema("peers")) {
-            HikariConfig hikari = new HikariConfig();
-            hikari.setDataSource(schema.dataSource());
-            hikari.setMaximumPoolSize(Arrays.stream(threads).max().orElseThrow());
-            try (HikariDataSource pool = new HikariDataSource(hikari)) {
+            try (HikariDataSource pool = Harness.pool(schema.dataSource(), Arrays.stream(threads).max().orElseThrow())) {
                 String s = schema.name();
-                System.out.printf("%nPostgreSQL %s (%s), one HikariCP pool of %d%n", server.version(), server.origin(), hikari.getMaximumPoolSize());
+                System.out.printf("%nPostgreSQL %s (%s), one HikariCP pool of %d%n", server.version(), server.origin(), pool.getMaximumPoolSize());
                 FenceGuardMigrations.builder(pool).withSchema(s).migrate();
                 LockClient locks = LockClient.of(FenceGuardJdbc.builder(pool).withSchema(s).build().lockBackend());
                 schema.execute("CREATE TABLE " + s + ".int_lock (lock_key CHAR(36) NOT NULL, region VARCHAR(100) NOT NULL, "

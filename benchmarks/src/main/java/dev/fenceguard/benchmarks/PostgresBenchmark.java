@@ -1,6 +1,5 @@
 package dev.fenceguard.benchmarks;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
@@ -42,16 +41,11 @@ public final class PostgresBenchmark {
     private static final java.time.Duration CALL_TIMEOUT = java.time.Duration.ofSeconds(10);
 
     public static void main(String[] args) throws Exception {
-        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 5;
-        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 4;
-        int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        Harness.Args cli = Harness.Args.of(args, 5, 4, 3);
         TestPostgres server = TestPostgres.server();
         try (TestPostgres.Schema schema = server.newSchema("bench")) {
-            HikariConfig config = new HikariConfig();
-            config.setDataSource(schema.dataSource());
-            config.setMaximumPoolSize(threads);
-            try (HikariDataSource pool = new HikariDataSource(config)) {
-                run(server, schema, pool, seconds, threads, rounds);
+            try (HikariDataSource pool = Harness.pool(schema.dataSource(), cli.threads())) {
+                run(server, schema, pool, cli.seconds(), cli.threads(), cli.rounds());
             }
         }
     }

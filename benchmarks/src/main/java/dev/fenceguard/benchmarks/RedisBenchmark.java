@@ -33,9 +33,7 @@ import java.util.Locale;
 public final class RedisBenchmark {
 
     public static void main(String[] args) throws Exception {
-        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 5;
-        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 4;
-        int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        Harness.Args cli = Harness.Args.of(args, 5, 4, 3);
         TestRedis server = TestRedis.server();
         String prefix = TestRedis.keyPrefix("bench");
         RedisClient client = RedisClient.create(RedisURI.create(server.uri()));
@@ -49,8 +47,8 @@ public final class RedisBenchmark {
             BlockingBackend locks = BlockingBackend.of(backend);
             System.out.printf("Redis %s (%s), one shared Lettuce connection, %d threads, %.1f s per phase, %d alternating rounds%n%n",
                     redis.info("server").lines().filter(l -> l.startsWith("redis_version:")).findFirst().orElse("?").substring(14),
-                    server.origin(), threads, seconds, rounds);
-            Harness h = new Harness(threads, seconds);
+                    server.origin(), cli.threads(), cli.seconds(), cli.rounds());
+            Harness h = new Harness(cli.threads(), cli.seconds());
             Duration ttl = Duration.ofSeconds(30);
             SetArgs nxpx = SetArgs.Builder.nx().px(30_000);
 
@@ -71,7 +69,7 @@ public final class RedisBenchmark {
             };
             h.measure(acquireRelease);
             h.measure(rawSetNxDel);
-            Harness.Phase[] r1 = h.compare(rounds, acquireRelease, rawSetNxDel);
+            Harness.Phase[] r1 = h.compare(cli.rounds(), acquireRelease, rawSetNxDel);
             report("acquire+release pairs/s", r1[0], "SET NX PX + DEL", r1[1], 0.8);
 
             FenceToken fence = FenceToken.of(7);
@@ -83,7 +81,7 @@ public final class RedisBenchmark {
             Harness.Op plainSet = (t, i) -> redis.set(prefix + "plain:" + t + ":" + (i % 250), "value");
             h.measure(fencedSet);
             h.measure(plainSet);
-            Harness.Phase[] r2 = h.compare(rounds, fencedSet, plainSet);
+            Harness.Phase[] r2 = h.compare(cli.rounds(), fencedSet, plainSet);
             report("fenced SET ops/s", r2[0], "plain SET", r2[1], 0.8);
 
             // The floor any script-based write stands on: a script that does nothing but the same SET.
@@ -91,7 +89,7 @@ public final class RedisBenchmark {
             Harness.Op trivialScript = (t, i) -> redis.evalsha(trivialSha, io.lettuce.core.ScriptOutputType.STATUS,
                     new String[] {prefix + "trivial:" + t + ":" + (i % 250)}, "value");
             h.measure(trivialScript);
-            Harness.Phase[] r3 = h.compare(rounds, trivialScript, plainSet);
+            Harness.Phase[] r3 = h.compare(cli.rounds(), trivialScript, plainSet);
             report("EVALSHA of a bare SET", r3[0], "plain SET", r3[1], 0.0);
 
             String idleKey = "bench:memory:orders:12345";

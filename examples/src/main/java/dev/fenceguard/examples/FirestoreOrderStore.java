@@ -4,9 +4,6 @@ import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.FirestoreOptions;
 import dev.fenceguard.core.FenceToken;
-import dev.fenceguard.core.LockClient;
-import dev.fenceguard.core.idempotency.IdempotencyMetrics;
-import dev.fenceguard.core.idempotency.IdempotencyStore;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.firestore.FenceGuardFirestore;
@@ -19,51 +16,31 @@ import java.util.UUID;
  * document in {@code orders}; the fenced write is {@link FencedFirestore#update}, the naive one a plain
  * {@code update}.
  */
-final class FirestoreOrderStore implements OrderStore {
+final class FirestoreOrderStore extends OrderStore {
 
-    private final String emulatorHost;
     private final Firestore db;
-    private final LockClient locks;
     private final FencedFirestore guard;
-    private final IdempotencyStore charges;
 
-    private FirestoreOrderStore(String emulatorHost) {
-        this.emulatorHost = emulatorHost;
-        this.db = FirestoreOptions.newBuilder().setProjectId("fence-guard-demo-" + UUID.randomUUID().toString().substring(0, 8))
-                .setEmulatorHost(emulatorHost).setCredentials(new FirestoreOptions.EmulatorCredentials()).build().getService();
-        FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(db).withMetrics(LockMetrics.none()).build();
-        this.locks = LockClient.builder(fenceGuard.lockBackend()).withMetrics(LockMetrics.none()).build();
+    private FirestoreOrderStore(String emulatorHost, Firestore db, FenceGuardFirestore fenceGuard) {
+        super("Firestore emulator at " + emulatorHost, fenceGuard.lockBackend(), fenceGuard.idempotencyBackend());
+        this.db = db;
         this.guard = fenceGuard.fencedWrites();
-        this.charges = IdempotencyStore.builder(fenceGuard.idempotencyBackend()).withMetrics(IdempotencyMetrics.none()).build();
     }
 
     /** Connects to the emulator at {@code HOST:PORT}. */
     static FirestoreOrderStore open(String emulatorHost) {
-        return new FirestoreOrderStore(emulatorHost);
+        Firestore db = FirestoreOptions.newBuilder().setProjectId("fence-guard-demo-" + UUID.randomUUID().toString().substring(0, 8))
+                .setEmulatorHost(emulatorHost).setCredentials(new FirestoreOptions.EmulatorCredentials()).build().getService();
+        return new FirestoreOrderStore(emulatorHost, db, FenceGuardFirestore.builder(db).withMetrics(LockMetrics.none()).build());
     }
 
     @Override
-    public String describe() {
-        return "Firestore emulator at " + emulatorHost;
-    }
-
-    @Override
-    public LockClient locks() {
-        return locks;
-    }
-
-    @Override
-    public IdempotencyStore charges() {
-        return charges;
-    }
-
-    @Override
-    public void createOrder(String id) throws Exception {
+    void createOrder(String id) throws Exception {
         doc(id).set(Map.of("status", "new")).get();
     }
 
     @Override
-    public WriteOutcome writeStatus(String id, String status, FenceToken fence, boolean fenced) throws Exception {
+    WriteOutcome writeStatus(String id, String status, FenceToken fence, boolean fenced) throws Exception {
         if (fenced) {
             return guard.update(doc(id), fence, Map.of("status", status));
         }
@@ -72,7 +49,7 @@ final class FirestoreOrderStore implements OrderStore {
     }
 
     @Override
-    public String readStatus(String id) throws Exception {
+    String readStatus(String id) throws Exception {
         return doc(id).get().get().getString("status");
     }
 

@@ -9,7 +9,6 @@ import dev.fenceguard.jooq.Assignments;
 import dev.fenceguard.jooq.FencedTable;
 import dev.fenceguard.migrations.FenceColumnGenerator;
 import dev.fenceguard.migrations.FenceGuardMigrations;
-import dev.fenceguard.testkit.servers.TestPostgres;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,8 +30,7 @@ public final class MigrateExistingTableDemo {
     }
 
     public static int run(String[] args, PrintStream out) throws Exception {
-        String url = args.length == 2 && args[0].equals("--jdbc-url") ? args[1] : TestPostgres.embedded().jdbcUrl();
-        try (PgSchema pg = new PgSchema(url)) {
+        try (PgSchema pg = PgSchema.fromArgs(args)) {
             String s = pg.name;
             pg.sql().execute("CREATE TABLE orders (id BIGINT PRIMARY KEY, status TEXT NOT NULL)");
             pg.sql().execute("INSERT INTO orders (id, status) SELECT g, ? FROM generate_series(1, ?) g", "new", 1000);

@@ -2,6 +2,7 @@ package dev.fenceguard.examples;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fenceguard.testkit.servers.TestPostgres;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
@@ -27,6 +28,14 @@ final class PgSchema implements AutoCloseable {
         config.setDataSource(plain(jdbcUrl, name));
         config.setMaximumPoolSize(4);
         this.pool = new HikariDataSource(config);
+    }
+
+    /**
+     * A fresh schema on the PostgreSQL of a demo's command line: {@code --jdbc-url URL}, else embedded
+     * PostgreSQL (the one choice QuickStart and MigrateExistingTableDemo offer).
+     */
+    static PgSchema fromArgs(String[] args) {
+        return new PgSchema(args.length == 2 && args[0].equals("--jdbc-url") ? args[1] : TestPostgres.embedded().jdbcUrl());
     }
 
     /** SQL in this schema. */

@@ -1,11 +1,8 @@
 package dev.fenceguard.examples;
 
 import dev.fenceguard.core.FenceToken;
-import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
-import dev.fenceguard.core.idempotency.IdempotencyMetrics;
-import dev.fenceguard.core.idempotency.IdempotencyStore;
 import dev.fenceguard.jdbc.FenceGuardJdbc;
 import dev.fenceguard.jooq.Assignments;
 import dev.fenceguard.jooq.FencedTable;
@@ -17,37 +14,30 @@ import dev.fenceguard.migrations.FenceGuardMigrations;
  * their own, dropped on close. The fenced write is {@link FencedTable}'s update; the naive one is a
  * plain {@code UPDATE} that ignores the fence.
  */
-final class PostgresOrderStore implements OrderStore {
+final class PostgresOrderStore extends OrderStore {
 
     private final PgSchema pg;
-    private final LockClient locks;
     private final FencedTable orders;
-    private final IdempotencyStore charges;
-    private final String description;
 
-    private PostgresOrderStore(PgSchema pg, String origin) {
+    private PostgresOrderStore(PgSchema pg, FenceGuardJdbc jdbc, String origin) {
+        super("PostgreSQL " + pg.version() + " (" + origin + ")", jdbc.lockBackend(), jdbc.idempotencyBackend());
         this.pg = pg;
-        FenceGuardMigrations.builder(pg.pool).withSchema(pg.name).migrate();
-        pg.sql().execute("CREATE TABLE orders (id TEXT PRIMARY KEY, status TEXT NOT NULL)");
-        for (String statement : FenceColumn.on(pg.name, "orders").statements()) {
-            if (!statement.startsWith("SET LOCAL")) { // SET LOCAL needs a transaction; these run one by one here
-                pg.sql().execute(statement);
-            }
-        }
-        FenceGuardJdbc jdbc = FenceGuardJdbc.builder(pg.pool).withSchema(pg.name).build();
-        this.locks = LockClient.builder(jdbc.lockBackend()).withMetrics(LockMetrics.none()).build();
         this.orders = FencedTable.builder(pg.name, "orders", "id", "fence_token").withMetrics(LockMetrics.none()).build();
-        FenceGuardMigrations.idempotencyBuilder(pg.pool).withSchema(pg.name).migrate();
-        this.charges = IdempotencyStore.builder(jdbc.idempotencyBackend())
-                .withMetrics(IdempotencyMetrics.none()).build();
-        this.description = "PostgreSQL " + pg.version() + " (" + origin + ")";
     }
 
     /** Opens a store in a fresh schema on {@code jdbcUrl}; {@code origin} says where the server came from. */
     static PostgresOrderStore open(String jdbcUrl, String origin) {
         PgSchema pg = new PgSchema(jdbcUrl);
         try {
-            return new PostgresOrderStore(pg, origin);
+            FenceGuardMigrations.builder(pg.pool).withSchema(pg.name).migrate();
+            pg.sql().execute("CREATE TABLE orders (id TEXT PRIMARY KEY, status TEXT NOT NULL)");
+            for (String statement : FenceColumn.on(pg.name, "orders").statements()) {
+                if (!statement.startsWith("SET LOCAL")) { // SET LOCAL needs a transaction; these run one by one here
+                    pg.sql().execute(statement);
+                }
+            }
+            FenceGuardMigrations.idempotencyBuilder(pg.pool).withSchema(pg.name).migrate();
+            return new PostgresOrderStore(pg, FenceGuardJdbc.builder(pg.pool).withSchema(pg.name).build(), origin);
         } catch (RuntimeException e) {
             pg.close();
             throw e;
@@ -55,27 +45,12 @@ final class PostgresOrderStore implements OrderStore {
     }
 
     @Override
-    public String describe() {
-        return description;
-    }
-
-    @Override
-    public LockClient locks() {
-        return locks;
-    }
-
-    @Override
-    public IdempotencyStore charges() {
-        return charges;
-    }
-
-    @Override
-    public void createOrder(String id) {
+    void createOrder(String id) {
         pg.sql().execute("INSERT INTO orders (id, status) VALUES (?, ?)", id, "new");
     }
 
     @Override
-    public WriteOutcome writeStatus(String id, String status, FenceToken fence, boolean fenced) {
+    WriteOutcome writeStatus(String id, String status, FenceToken fence, boolean fenced) {
         if (fenced) {
             return orders.on(pg.pool).update(id, fence, Assignments.of("status", status));
         }
@@ -84,7 +59,7 @@ final class PostgresOrderStore implements OrderStore {
     }
 
     @Override
-    public String readStatus(String id) {
+    String readStatus(String id) {
         return pg.sql().fetchSingle("SELECT status FROM orders WHERE id = ?", id).get(0, String.class);
     }
 

@@ -9,7 +9,6 @@ import dev.fenceguard.jdbc.FenceGuardJdbc;
 import dev.fenceguard.jooq.Assignments;
 import dev.fenceguard.jooq.FencedTable;
 import dev.fenceguard.migrations.FenceGuardMigrations;
-import dev.fenceguard.testkit.servers.TestPostgres;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Optional;
@@ -41,8 +40,7 @@ public final class QuickStart {
 
     /** Runs both snippets on order 42 and checks the row; returns the process exit status. */
     public static int run(String[] args, PrintStream out) throws Exception {
-        String url = args.length == 2 && args[0].equals("--jdbc-url") ? args[1] : TestPostgres.embedded().jdbcUrl();
-        try (PgSchema pg = new PgSchema(url)) {
+        try (PgSchema pg = PgSchema.fromArgs(args)) {
             pg.sql().execute("CREATE TABLE orders (id BIGINT PRIMARY KEY, status TEXT NOT NULL, items INT NOT NULL, "
                     + "fence_token BIGINT NOT NULL DEFAULT 0)");
             pg.sql().execute("INSERT INTO orders (id, status, items) VALUES (?, ?, ?)", 42L, "new", 2);

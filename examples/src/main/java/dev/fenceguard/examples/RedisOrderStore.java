@@ -1,9 +1,6 @@
 package dev.fenceguard.examples;
 
 import dev.fenceguard.core.FenceToken;
-import dev.fenceguard.core.LockClient;
-import dev.fenceguard.core.idempotency.IdempotencyMetrics;
-import dev.fenceguard.core.idempotency.IdempotencyStore;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.redis.FenceGuardRedis;
@@ -17,34 +14,34 @@ import java.util.UUID;
  * The order is a string key; the fenced write is {@link FencedRedis#set}, the naive one a plain
  * {@code SET}.
  */
-final class RedisOrderStore implements OrderStore {
+final class RedisOrderStore extends OrderStore {
 
-    private final String uri;
     private final RedisClient client;
     private final StatefulRedisConnection<String, String> conn;
-    private final String prefix = "fence-guard-demo:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+    private final String prefix;
     private final FenceGuardRedis fenceGuard;
-    private final LockClient locks;
     private final FencedRedis guard;
-    private final IdempotencyStore charges;
 
-    private RedisOrderStore(String uri, RedisClient client, StatefulRedisConnection<String, String> conn) {
-        this.uri = uri;
+    private RedisOrderStore(String uri, RedisClient client, StatefulRedisConnection<String, String> conn, String prefix,
+            FenceGuardRedis fenceGuard) {
+        super("Redis at " + uri, fenceGuard.lockBackend(), fenceGuard.idempotencyBackend());
         this.client = client;
         this.conn = conn;
-        // One place for both: the fenced writes refuse any resource key that could be one of the lock's keys.
-        this.fenceGuard = FenceGuardRedis.builder(conn).withKeyPrefix(prefix).withFenceKeyPrefix(prefix + "fence:")
-                .withMetrics(LockMetrics.none()).build();
-        this.locks = LockClient.builder(fenceGuard.lockBackend()).withMetrics(LockMetrics.none()).build();
+        this.prefix = prefix;
+        this.fenceGuard = fenceGuard;
         this.guard = fenceGuard.fencedWrites();
-        this.charges = IdempotencyStore.builder(fenceGuard.idempotencyBackend()).withMetrics(IdempotencyMetrics.none()).build();
     }
 
     /** Connects to {@code redis://HOST:PORT}. */
     static RedisOrderStore open(String uri) {
         RedisClient client = RedisClient.create(uri);
         try {
-            return new RedisOrderStore(uri, client, client.connect());
+            StatefulRedisConnection<String, String> conn = client.connect();
+            String prefix = "fence-guard-demo:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+            // One place for both: the fenced writes refuse any resource key that could be one of the lock's keys.
+            FenceGuardRedis fenceGuard = FenceGuardRedis.builder(conn).withKeyPrefix(prefix).withFenceKeyPrefix(prefix + "fence:")
+                    .withMetrics(LockMetrics.none()).build();
+            return new RedisOrderStore(uri, client, conn, prefix, fenceGuard);
         } catch (RuntimeException e) {
             client.shutdown();
             throw e;
@@ -52,27 +49,12 @@ final class RedisOrderStore implements OrderStore {
     }
 
     @Override
-    public String describe() {
-        return "Redis at " + uri;
-    }
-
-    @Override
-    public LockClient locks() {
-        return locks;
-    }
-
-    @Override
-    public IdempotencyStore charges() {
-        return charges;
-    }
-
-    @Override
-    public void createOrder(String id) {
+    void createOrder(String id) {
         conn.sync().set(orderKey(id), "new");
     }
 
     @Override
-    public WriteOutcome writeStatus(String id, String status, FenceToken fence, boolean fenced) {
+    WriteOutcome writeStatus(String id, String status, FenceToken fence, boolean fenced) {
         if (fenced) {
             return guard.set(orderKey(id), fence, status);
         }
@@ -81,7 +63,7 @@ final class RedisOrderStore implements OrderStore {
     }
 
     @Override
-    public String readStatus(String id) {
+    String readStatus(String id) {
         return conn.sync().get(orderKey(id));
     }
 

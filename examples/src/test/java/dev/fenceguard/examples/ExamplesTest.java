@@ -121,6 +121,17 @@ class ExamplesTest {
     }
 
     @Test
+    void springIntegrationDemoHandsLeadershipOverAndRefusesTheLateWrite() throws Exception {
+        Run r = run((out, err) -> SpringIntegrationDemo.run(new String[] {"--jdbc-url", TestPostgres.server().jdbcUrl()}, out));
+        assertThat(r.status()).as(r.out()).isZero();
+        assertThat(r.out()).containsPattern("1\\. lock, fenced update of order 42 with the lock's fence: Applied")
+                .contains("tryLock(5 s) and the same update with a new, greater fence: done")
+                .containsPattern("3\\. node-a hands over; node-b leads with term \\d+")
+                .containsPattern("4\\. node-a, late, records the run with term \\d+: Stale")
+                .containsPattern("recorded by node-b, term \\d+: OK");
+    }
+
+    @Test
     void migrationDemoAddsTheColumnWithoutRewriteAndGuardsWrites() throws Exception {
         Run r = run((out, err) -> MigrateExistingTableDemo.run(new String[0], out));
         assertThat(r.status()).as(r.out()).isZero();

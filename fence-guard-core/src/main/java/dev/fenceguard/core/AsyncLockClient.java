@@ -33,9 +33,9 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * AsyncLockClient locks = LockClient.builder(backend).build().async();
- * locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5),
- *         lease -> redis.async().set("order:42:status", lease.fence(), "paid"))
- *      .thenAccept(outcome -> ...);
+ * CompletionStage<WriteOutcome> paid = locks.withLock("orders:" + orderId, Duration.ofSeconds(30), Duration.ofSeconds(5),
+ *                 lease -> redis.async().set("order:" + orderId + ":status", lease.fence(), "paid"))
+ *         .thenApply(outcome -> outcome.orElseThrow().orThrow());   // empty: not had within 5 s; Stale: refused
  * }</pre>
  *
  * <p>Invalid arguments throw {@link IllegalArgumentException} (or {@link NullPointerException}) at

@@ -56,14 +56,9 @@ final class Calls {
         return Stages.await(future);
     }
 
-    /** See {@link Stages#awaitUninterruptibly}. */
-    static <T> T awaitUninterruptibly(CompletableFuture<T> future, LockKey key, String operation) {
-        return Stages.awaitUninterruptibly(future, key.value(), operation);
-    }
-
-    /** {@link #awaitUninterruptibly(CompletableFuture, LockKey, String)} for a call about no key ({@code key} null). */
-    static <T> T awaitUninterruptibly(CompletableFuture<T> future, String key, String operation) {
-        return Stages.awaitUninterruptibly(future, key, operation);
+    /** See {@link Stages#awaitUninterruptibly(CompletionStage)}. */
+    static <T> T awaitUninterruptibly(CompletionStage<T> stage) {
+        return Stages.awaitUninterruptibly(stage);
     }
 
     static RuntimeException rethrow(Throwable e) {

@@ -34,6 +34,13 @@ import java.util.Optional;
  * timeout ({@link Builder#withReleaseTimeout}). A lease is not tied to a thread: acquire it on one
  * thread, extend or release it on another.
  *
+ * <p><b>Interrupts.</b> {@link #acquire}, {@link #acquireAll} and {@link #withLock} throw
+ * {@link InterruptedException} if the thread is interrupted while they wait for the lock; no lease is
+ * held then (a grant that arrives later is released). The other methods cannot throw it: an interrupt
+ * does not end their wait, which their own bound ends (the call, release or renewal timeout above), so
+ * they return or throw what the backend really answered, never a {@code TIMEOUT} it did not cause; the
+ * thread's interrupt status is set again when they return.
+ *
  * @since 0.1
  */
 public final class LockClient {
@@ -89,7 +96,7 @@ public final class LockClient {
             });
             dry.lookup(AsyncLockClient.WARM_UP);
         }
-        Calls.awaitUninterruptibly(async.warmUp().toCompletableFuture(), (String) null, AsyncLockClient.WARM_UP);
+        Calls.awaitUninterruptibly(async.warmUp());
     }
 
     /**
@@ -106,7 +113,7 @@ public final class LockClient {
      */
     public Optional<Lease> tryAcquire(String key, Duration ttl) {
         LockKey lockKey = LockKey.of(key);
-        return Calls.awaitUninterruptibly(async.tryOnce(lockKey, Checks.ttl(ttl, lockKey)), lockKey, "acquire");
+        return Calls.awaitUninterruptibly(async.tryOnce(lockKey, Checks.ttl(ttl, lockKey)));
     }
 
     /**
@@ -213,7 +220,7 @@ public final class LockClient {
      *     expires at its TTL)
      */
     public boolean release(Lease lease) {
-        return Calls.awaitUninterruptibly(async.release(lease).toCompletableFuture(), lease.key(), "release");
+        return Calls.awaitUninterruptibly(async.release(lease));
     }
 
     /**
@@ -226,7 +233,7 @@ public final class LockClient {
      * @throws FenceGuardException if the backend fails or does not answer before the lease's deadline
      */
     public boolean extend(Lease lease, Duration ttl) {
-        return Calls.awaitUninterruptibly(async.extend(lease, ttl).toCompletableFuture(), lease.key(), "extend");
+        return Calls.awaitUninterruptibly(async.extend(lease, ttl));
     }
 
     /**
@@ -237,7 +244,7 @@ public final class LockClient {
      * @throws FenceGuardException if the backend fails
      */
     public Optional<LockInfo> lookup(String key) {
-        return Calls.awaitUninterruptibly(async.lookup(key).toCompletableFuture(), LockKey.of(key), "lookup");
+        return Calls.awaitUninterruptibly(async.lookup(key));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.fenceguard.core;
 
+import dev.fenceguard.core.internal.ThreadLeases;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -27,6 +28,10 @@ import java.util.Optional;
  * function runs to create the work's stage. Stages that complete later run on other threads and see
  * nothing: use the lease your function receives.
  *
+ * <p><b>ShedLock.</b> fence-guard-shedlock's lock provider puts the lease of each ShedLock lock in the
+ * context of the thread that locks it, from {@code lock()} to {@code unlock()}: a {@code @SchedulerLock}
+ * method finds it with {@code requireHeld(name)} as code inside {@code withLock} does.
+ *
  * <p>A lease in the context may have been lost meanwhile: {@link #requireHeld} checks
  * {@link Lease#isValid()}, {@link #current()} does not.
  *
@@ -34,17 +39,12 @@ import java.util.Optional;
  */
 public final class LockContext {
 
-    private static final ThreadLocal<Frame> CURRENT = new ThreadLocal<>();
-
-    /** One {@code withLock} on this thread, and the one it runs inside, if any. */
-    private record Frame(Lease lease, Frame outer) {}
-
     private LockContext() {}
 
     /** The lease of the innermost {@code withLock} running on this thread, if any. */
     public static Optional<Lease> current() {
-        Frame f = CURRENT.get();
-        return f == null ? Optional.empty() : Optional.of(f.lease());
+        List<Lease> leases = ThreadLeases.innermostFirst();
+        return leases.isEmpty() ? Optional.empty() : Optional.of(leases.get(0));
     }
 
     /**
@@ -54,9 +54,9 @@ public final class LockContext {
      */
     public static Optional<Lease> current(String key) {
         LockKey lockKey = LockKey.of(key);
-        for (Frame f = CURRENT.get(); f != null; f = f.outer()) {
-            if (f.lease().key().equals(lockKey)) {
-                return Optional.of(f.lease());
+        for (Lease lease : ThreadLeases.innermostFirst()) {
+            if (lease.key().equals(lockKey)) {
+                return Optional.of(lease);
             }
         }
         return Optional.empty();
@@ -73,7 +73,7 @@ public final class LockContext {
     public static Lease requireHeld(String key) {
         LockKey lockKey = LockKey.of(key);
         Lease lease = current(key).orElseThrow(() -> new IllegalStateException("this code must run inside withLock on '"
-                + lockKey + "', but " + describe(CURRENT.get()) + " on thread '" + Thread.currentThread().getName()
+                + lockKey + "', but " + describe(ThreadLeases.innermostFirst()) + " on thread '" + Thread.currentThread().getName()
                 + "' (the context is per thread: work handed to another thread or executor must be given the lease)"));
         if (!lease.isValid()) {
             throw new IllegalStateException("the lease on '" + lockKey + "' is no longer valid (" + (lease.isLost() ? "lost"
@@ -83,27 +83,20 @@ public final class LockContext {
         return lease;
     }
 
-    private static String describe(Frame f) {
-        if (f == null) {
+    private static String describe(List<Lease> leases) {
+        if (leases.isEmpty()) {
             return "no withLock runs";
         }
         List<String> keys = new ArrayList<>();
-        for (; f != null; f = f.outer()) {
-            keys.add("'" + f.lease().key() + "'");
+        for (Lease lease : leases) {
+            keys.add("'" + lease.key() + "'");
         }
         return "only withLock on " + String.join(", ", keys) + " runs";
     }
 
     /** Makes {@code lease} the innermost of this thread until the scope is closed, on this thread. */
     static LockObservations.Scope enter(Lease lease) {
-        Frame outer = CURRENT.get();
-        CURRENT.set(new Frame(lease, outer));
-        return () -> {
-            if (outer == null) {
-                CURRENT.remove(); // leave nothing behind on a pooled thread
-            } else {
-                CURRENT.set(outer);
-            }
-        };
+        ThreadLeases.Entry entry = ThreadLeases.push(lease);
+        return entry::close;
     }
 }

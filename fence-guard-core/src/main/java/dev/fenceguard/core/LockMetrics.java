@@ -48,6 +48,14 @@ public interface LockMetrics {
     default void leaseEnded(String backend) {}
 
     /**
+     * A purge removed {@code removed} fence records of {@code kind} ({@code tombstone} or {@code lock}) from
+     * {@code store} ({@code postgres}, ...); called once per batch that removed any.
+     *
+     * @since 0.1
+     */
+    default void purged(String store, String kind, long removed) {}
+
+    /**
      * An {@code acquire} with a wait ended after {@code waited} (backoff included): with a lease if
      * {@code acquired}, else because the wait ran out.
      */

@@ -38,7 +38,7 @@ public sealed interface WriteOutcome {
     default WriteOutcome orThrow() {
         return switch (this) {
             case Applied a -> a;
-            case Stale s -> throw new StaleFenceException(s.resource(), s.presentedFence(), s.currentFence(), s.policy());
+            case Stale s -> throw new StaleFenceException(s.resource(), s.presentedFence(), s.currentFence(), s.policy(), s.reason());
             case NotFound n -> throw new NoSuchElementException("fenced write found no resource " + n.resource());
         };
     }
@@ -57,17 +57,49 @@ public sealed interface WriteOutcome {
 
     /**
      * The write was rejected because the resource holds a fence the policy does not let the presented
-     * one replace. Nothing changed.
+     * one replace ({@link Reason#NEWER_FENCE}), or, on a writer with a horizon, because it would have
+     * created a fence record for a key that has none with a fence at or below the horizon
+     * ({@link Reason#BELOW_HORIZON}; {@code currentFence} is then the horizon). Nothing changed.
      *
      * @param resource the guarded resource
      * @param presentedFence the fence the write carried
-     * @param currentFence the fence the resource holds
+     * @param currentFence the fence the resource holds, or the horizon when {@code reason} is {@link Reason#BELOW_HORIZON}
      * @param policy the rule that rejected the write
+     * @param reason why the write was refused
      */
-    record Stale(String resource, long presentedFence, long currentFence, FencePolicy policy) implements WriteOutcome {
+    record Stale(String resource, long presentedFence, long currentFence, FencePolicy policy, Reason reason) implements WriteOutcome {
         public Stale {
             Objects.requireNonNull(resource, "resource");
             Objects.requireNonNull(policy, "policy");
+            Objects.requireNonNull(reason, "reason");
+        }
+
+        /**
+         * A write refused by the fence the resource holds ({@link Reason#NEWER_FENCE}).
+         *
+         * @param resource the guarded resource
+         * @param presentedFence the fence the write carried
+         * @param currentFence the fence the resource holds
+         * @param policy the rule that rejected the write
+         */
+        public Stale(String resource, long presentedFence, long currentFence, FencePolicy policy) {
+            this(resource, presentedFence, currentFence, policy, Reason.NEWER_FENCE);
+        }
+
+        /**
+         * Why a write was refused.
+         *
+         * @since 0.1
+         */
+        public enum Reason {
+            /** The resource holds a fence the policy does not let the presented one replace. */
+            NEWER_FENCE,
+            /**
+             * The key has no fence record, and the presented fence is at or below the horizon of a writer
+             * built with one ({@code docs/fence-lifecycle.md}): a lease older than the horizon cannot create
+             * a key, because records below it may have been purged.
+             */
+            BELOW_HORIZON
         }
     }
 

@@ -27,6 +27,36 @@ class MicrometerMetricsTest {
     }
 
     @Test
+    void purgedRecordsAreCountedByStoreAndKindThroughTheWriteRule() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        dev.fenceguard.core.spi.WriteRule rule = new dev.fenceguard.core.spi.WriteRule(FencePolicy.SAME_OR_NEWER, FenceEncoding.INTEGER,
+                MicrometerLockMetrics.of(registry), "postgres");
+        rule.purged("tombstone", 3);
+        rule.purged("tombstone", 0);
+        rule.purged("tombstone", 2);
+        assertThat(registry.get("fenceguard.purge.removed").tag("store", "postgres").tag("kind", "tombstone").counter().count())
+                .isEqualTo(5);
+        assertThat(registry.find("fenceguard.purge.removed").tag("kind", "lock").counter()).isNull();
+    }
+
+    @Test
+    void aRefusalBelowTheHorizonSaysSoAndCountsAsAStaleWrite() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        dev.fenceguard.core.spi.WriteRule rule = new dev.fenceguard.core.spi.WriteRule(FencePolicy.SAME_OR_NEWER, FenceEncoding.INTEGER,
+                MicrometerLockMetrics.of(registry), "postgres");
+        WriteOutcome.Stale below = rule.belowHorizon("t[id=1]", FenceToken.of(7), 100);
+        assertThat(below).isEqualTo(new WriteOutcome.Stale("t[id=1]", 7, 100, FencePolicy.SAME_OR_NEWER, WriteOutcome.Stale.Reason.BELOW_HORIZON));
+        assertThat(rule.stale("t[id=1]", FenceToken.of(7), 9).reason()).isEqualTo(WriteOutcome.Stale.Reason.NEWER_FENCE);
+        assertThat(new WriteOutcome.Stale("t", 1, 2, FencePolicy.SAME_OR_NEWER).reason()).isEqualTo(WriteOutcome.Stale.Reason.NEWER_FENCE);
+        assertThat(registry.get("fenceguard.write.stale").tag("resource", "postgres").counter().count()).isEqualTo(2);
+        org.assertj.core.api.Assertions.assertThatThrownBy(below::orThrow).isInstanceOf(StaleFenceException.class)
+                .hasMessage("STALE_FENCE (key 't[id=1]'): stale write rejected: presented fence 7 is at or below the horizon 100 and the resource has no fence"
+                        + " record, so the write would create one (BELOW_HORIZON: a lease older than the horizon cannot create a key)");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> rule.stale("t", FenceToken.of(7), 9).orThrow())
+                .hasMessageEndingWith("stale write rejected: presented fence 7 but the resource holds fence 9 (SAME_OR_NEWER)");
+    }
+
+    @Test
     void idempotencyHitsConflictsAndInProgressAnswersAreMetered() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         dev.fenceguard.core.idempotency.AsyncIdempotencyStore store = dev.fenceguard.core.idempotency.IdempotencyStore

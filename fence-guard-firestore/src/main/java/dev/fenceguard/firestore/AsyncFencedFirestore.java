@@ -23,9 +23,8 @@ import java.util.concurrent.CompletionStage;
  *
  * <pre>{@code
  * AsyncFencedFirestore fenced = fenceGuard.fencedWrites().async();
- * locks.async().withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5),
- *         lease -> fenced.update(order, lease.fence(), Map.of("status", "paid")))
- *      .thenAccept(outcome -> ...);
+ * CompletionStage<Optional<WriteOutcome>> paid = locks.async().withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5),
+ *         lease -> fenced.update(order, lease.fence(), Map.of("status", "paid")));   // empty if the lock was not had
  * }</pre>
  *
  * <p><b>How a write runs.</b> It reads the document, decides by the write rule, and sends one write

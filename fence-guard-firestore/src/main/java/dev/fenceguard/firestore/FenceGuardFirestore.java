@@ -9,6 +9,7 @@ import dev.fenceguard.core.TimeSource;
 import dev.fenceguard.core.internal.EntrySettings;
 import dev.fenceguard.firestore.internal.DocumentRule;
 import dev.fenceguard.firestore.internal.FirestoreHandle;
+import dev.fenceguard.firestore.internal.KeyedDocuments;
 import dev.fenceguard.firestore.internal.LockCollections;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -23,10 +24,10 @@ import java.util.Set;
  * backend}, the {@linkplain #idempotencyBackend() idempotency backend}, the {@linkplain #flightStore()
  * flight store} of {@code Singleflight} and the {@linkplain #fencedWrites() fenced writes}, which share
  * the client, the settings and the way they talk to Firestore (a read, then a write conditioned on the
- * document being unchanged; asynchronous, under one deadline per call).
+ * document being unchanged; asynchronous, under one deadline per call). With a {@code Firestore db} of
+ * yours (on Google Cloud, {@code FirestoreOptions.getDefaultInstance().getService()}):
  *
  * <pre>{@code
- * Firestore db = FirestoreOptions.getDefaultInstance().getService();
  * FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(db).build();
  * LockClient locks = LockClient.of(fenceGuard.lockBackend());
  * FencedFirestore fenced = fenceGuard.fencedWrites();
@@ -56,9 +57,9 @@ public final class FenceGuardFirestore {
 
     private FenceGuardFirestore(Builder b) {
         FirestoreHandle firestore = new FirestoreHandle(b.db, b.attempts);
-        this.lockBackend = new FirestoreLockBackend(firestore, b.lockCollection);
-        this.idempotencyBackend = new FirestoreIdempotencyBackend(firestore, b.idempotencyCollection);
-        this.flightStore = new FirestoreFlightStore(firestore, b.flightCollection);
+        this.lockBackend = new FirestoreLockBackend(new KeyedDocuments(firestore, b.lockCollection));
+        this.idempotencyBackend = new FirestoreIdempotencyBackend(new KeyedDocuments(firestore, b.idempotencyCollection));
+        this.flightStore = new FirestoreFlightStore(new KeyedDocuments(firestore, b.flightCollection));
         Set<String> refused = new LinkedHashSet<>();
         refused.add(b.lockCollection);
         refused.add(b.idempotencyCollection);

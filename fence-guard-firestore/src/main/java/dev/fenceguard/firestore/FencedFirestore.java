@@ -23,12 +23,13 @@ import java.util.concurrent.CompletionStage;
  * <pre>{@code
  * FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(db).build();
  * FencedFirestore fenced = fenceGuard.fencedWrites();
- * fenced.update(db.collection("orders").document("42"), lease.fence(), Map.of("status", "paid")).orThrow();
+ * DocumentReference order = db.collection("orders").document("42");
+ * fenced.update(order, lease.fence(), Map.of("status", "paid")).orThrow();
  * // inside your own transaction (after your other reads):
  * db.runTransaction(tx -> {
- *     if (fenced.check(tx, order, lease.fence()).isApplied()) { tx.update(order, "status", "paid"); }
+ *     if (fenced.check(tx, order, lease.fence()).isApplied()) { tx.update(order, "status", "shipped"); }
  *     return null;
- * });
+ * }).get();
  * }</pre>
  *
  * <p><b>Two faces.</b> {@link #update}, {@link #set}, {@link #claim} and {@link #delete} without a
@@ -134,9 +135,7 @@ public final class FencedFirestore {
      * @throws dev.fenceguard.core.FenceGuardException if the read fails
      */
     public WriteOutcome update(Transaction tx, DocumentReference doc, FenceToken fence, Map<String, ?> fields) {
-        Objects.requireNonNull(tx, "tx");
-        Map<String, Object> data = rule.data(Op.UPDATE, doc, fence, fields);
-        return stage(tx, doc, fence, Op.UPDATE, Op.UPDATE.observed, data);
+        return stageWrite(tx, Op.UPDATE, doc, fence, fields);
     }
 
     /**
@@ -184,9 +183,7 @@ public final class FencedFirestore {
      * @throws dev.fenceguard.core.FenceGuardException if the read fails
      */
     public WriteOutcome set(Transaction tx, DocumentReference doc, FenceToken fence, Map<String, ?> fields) {
-        Objects.requireNonNull(tx, "tx");
-        Map<String, Object> data = rule.data(Op.SET, doc, fence, fields);
-        return stage(tx, doc, fence, Op.SET, Op.SET.observed, data);
+        return stageWrite(tx, Op.SET, doc, fence, fields);
     }
 
     /**
@@ -243,6 +240,13 @@ public final class FencedFirestore {
 
     private static WriteOutcome wait(CompletionStage<WriteOutcome> stage, DocumentReference doc, Op op) {
         return FirestoreErrors.join(stage, doc.getPath(), op.label);
+    }
+
+    /** An update or set inside the caller's transaction: {@code fields} checked before {@code tx} reads anything. */
+    private WriteOutcome stageWrite(Transaction tx, Op op, DocumentReference doc, FenceToken fence, Map<String, ?> fields) {
+        Objects.requireNonNull(tx, "tx");
+        Map<String, Object> data = rule.data(op, doc, fence, fields);
+        return stage(tx, doc, fence, op, op.observed, data);
     }
 
     /**

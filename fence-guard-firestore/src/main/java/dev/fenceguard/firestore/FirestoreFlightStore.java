@@ -9,9 +9,9 @@ import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.core.spi.FlightStore;
-import dev.fenceguard.firestore.internal.DocIds;
 import dev.fenceguard.firestore.internal.FirestoreErrors;
 import dev.fenceguard.firestore.internal.FirestoreHandle;
+import dev.fenceguard.firestore.internal.KeyedDocuments;
 import dev.fenceguard.firestore.internal.FirestoreHandle.Step;
 import java.time.Duration;
 import java.util.HashMap;
@@ -58,12 +58,10 @@ public final class FirestoreFlightStore implements FlightStore {
     static final String EXPIRES = "resultExpiresAtMillis";
     static final String WAKES = "wakes";
 
-    private final FirestoreHandle firestore;
-    private final String collection;
+    private final KeyedDocuments documents;
 
-    FirestoreFlightStore(FirestoreHandle firestore, String collection) {
-        this.firestore = firestore;
-        this.collection = collection;
+    FirestoreFlightStore(KeyedDocuments documents) {
+        this.documents = documents;
     }
 
     @Override
@@ -73,19 +71,19 @@ public final class FirestoreFlightStore implements FlightStore {
 
     /** The document that holds {@code key}'s flights (for operators). */
     public DocumentReference documentOf(String key) {
-        return doc(LockKey.of(key));
+        return documents.documentOf(key);
     }
 
     @Override
     public CompletionStage<Optional<FlightResult>> read(LockKey key, Duration timeout) {
-        return firestore.readThenWrite(key.value(), "singleflight read", timeout, doc(key),
+        return documents.readThenWrite(key, "singleflight read", timeout, documents.doc(key),
                 s -> Step.finish(retained(s, key)), Optional::empty);
     }
 
     @Override
     public CompletionStage<FlightStart> begin(LockKey key, long fence, Duration timeout) {
-        DocumentReference doc = doc(key);
-        return firestore.readThenWrite(key.value(), "singleflight begin", timeout, doc, s -> {
+        DocumentReference doc = documents.doc(key);
+        return documents.readThenWrite(key, "singleflight begin", timeout, doc, s -> {
             Optional<FlightResult> kept = retained(s, key);
             if (kept.isPresent()) {
                 return Step.finish(new FlightStart.Retained(kept.get()));
@@ -103,14 +101,14 @@ public final class FirestoreFlightStore implements FlightStore {
                 data.put(EXPIRES, FieldValue.delete());
             }
             return Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, data), (FlightStart) new FlightStart.Started());
-        }, () -> firestore.lostRaces(key.value(), "singleflight begin"));
+        }, documents.lostRaces(key, "singleflight begin"));
     }
 
     @Override
     public CompletionStage<WriteOutcome> publish(LockKey key, long fence, byte[] result, Duration retention, Duration timeout) {
-        DocumentReference doc = doc(key);
+        DocumentReference doc = documents.doc(key);
         String resource = doc.getPath();
-        return firestore.readThenWrite(key.value(), "singleflight publish", timeout, doc, s -> {
+        return documents.readThenWrite(key, "singleflight publish", timeout, doc, s -> {
             long newest = newest(s);
             if (newest > fence) {
                 return Step.finish(new WriteOutcome.Stale(resource, fence, newest, FencePolicy.SAME_OR_NEWER));
@@ -122,15 +120,15 @@ public final class FirestoreFlightStore implements FlightStore {
             data.put(RESULT_FENCE, fence);
             data.put(EXPIRES, FirestoreHandle.readMillis(s, key.value()) + retention.toMillis());
             return Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, data), (WriteOutcome) new WriteOutcome.Applied(resource, fence));
-        }, () -> firestore.lostRaces(key.value(), "singleflight publish"));
+        }, documents.lostRaces(key, "singleflight publish"));
     }
 
     @Override
     public CompletionStage<Void> wake(LockKey key, Duration timeout) {
-        DocumentReference doc = doc(key);
-        return firestore.readThenWrite(key.value(), "singleflight wake", timeout, doc, s -> Step.write(() -> s.exists()
+        DocumentReference doc = documents.doc(key);
+        return documents.readThenWrite(key, "singleflight wake", timeout, doc, s -> Step.write(() -> s.exists()
                 ? doc.update(WAKES, FieldValue.increment(1))
-                : doc.create(Map.of(KEY, key.value(), WAKES, 1L)), (Void) null), () -> firestore.lostRaces(key.value(), "singleflight wake"));
+                : doc.create(Map.of(KEY, key.value(), WAKES, 1L)), (Void) null), documents.lostRaces(key, "singleflight wake"));
     }
 
     @Override
@@ -139,7 +137,7 @@ public final class FirestoreFlightStore implements FlightStore {
         CompletableFuture<FlightWatch> listening = new CompletableFuture<>();
         AtomicBoolean first = new AtomicBoolean(true);
         ListenerRegistration[] registration = new ListenerRegistration[1];
-        registration[0] = doc(key).addSnapshotListener((snapshot, error) -> {
+        registration[0] = documents.doc(key).addSnapshotListener((snapshot, error) -> {
             if (first.getAndSet(false)) {
                 // The first snapshot is the state when the listen took hold: from here on, changes reach us.
                 if (error != null) {
@@ -156,12 +154,9 @@ public final class FirestoreFlightStore implements FlightStore {
 
     @Override
     public String toString() {
-        return "FirestoreFlightStore[" + collection + "]";
+        return "FirestoreFlightStore[" + documents + "]";
     }
 
-    private DocumentReference doc(LockKey key) {
-        return firestore.db().collection(collection).document(DocIds.of(key));
-    }
 
     private static long newest(DocumentSnapshot s) {
         Long f = s.exists() ? s.getLong(FLIGHT_FENCE) : null;

@@ -1,7 +1,6 @@
 package dev.fenceguard.firestore;
 
 import com.google.cloud.firestore.Blob;
-import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.Precondition;
@@ -15,8 +14,8 @@ import dev.fenceguard.core.spi.IdempotencyEntry;
 import dev.fenceguard.core.spi.IdempotencyRules;
 import dev.fenceguard.core.spi.IdempotencyState;
 import dev.fenceguard.firestore.internal.BoundedCall;
-import dev.fenceguard.firestore.internal.DocIds;
 import dev.fenceguard.firestore.internal.FirestoreHandle;
+import dev.fenceguard.firestore.internal.KeyedDocuments;
 import dev.fenceguard.firestore.internal.FirestoreHandle.Step;
 import java.time.Duration;
 import java.time.Instant;
@@ -57,12 +56,10 @@ public final class FirestoreIdempotencyBackend implements IdempotencyBackend {
     static final String RETAIN = "retainUntilMillis";
     static final String RESULT = "result";
 
-    private final FirestoreHandle firestore;
-    private final CollectionReference collection;
+    private final KeyedDocuments documents;
 
-    FirestoreIdempotencyBackend(FirestoreHandle firestore, String collection) {
-        this.firestore = firestore;
-        this.collection = firestore.db().collection(collection);
+    FirestoreIdempotencyBackend(KeyedDocuments documents) {
+        this.documents = documents;
     }
 
     @Override
@@ -72,37 +69,37 @@ public final class FirestoreIdempotencyBackend implements IdempotencyBackend {
 
     /** The document that holds the entry of {@code key} (for operators). */
     public DocumentReference documentOf(String key) {
-        return doc(LockKey.of(key));
+        return documents.documentOf(key);
     }
 
     @Override
     public CompletionStage<IdempotencyEntry> claim(LockKey key, String fingerprint, long fence, Duration ttl, Duration retention,
             Duration timeout) {
-        DocumentReference doc = doc(key);
-        return firestore.readThenWrite(key.value(), "idempotency claim", timeout, doc, s -> {
+        DocumentReference doc = documents.doc(key);
+        return documents.readThenWrite(key, "idempotency claim", timeout, doc, s -> {
             Optional<IdempotencyEntry> current = entry(s, key);
             IdempotencyEntry next = IdempotencyRules.claim(current, fingerprint, fence, ttl, retention, now(s, key));
             return current.isPresent() && current.get() == next ? Step.finish(next)
                     : Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, data(key, next)), next);
-        }, () -> firestore.lostRaces(key.value(), "idempotency claim"));
+        }, documents.lostRaces(key, "idempotency claim"));
     }
 
     @Override
     public CompletionStage<OptionalLong> record(LockKey key, long fence, IdempotencyState state, byte[] result, Duration retention,
             Duration timeout) {
-        DocumentReference doc = doc(key);
-        return firestore.readThenWrite(key.value(), "idempotency record", timeout, doc, s -> {
+        DocumentReference doc = documents.doc(key);
+        return documents.readThenWrite(key, "idempotency record", timeout, doc, s -> {
             Optional<IdempotencyEntry> current = entry(s, key);
             Instant now = now(s, key);
             Optional<IdempotencyEntry> next = IdempotencyRules.record(current, fence, state, result, retention, now);
             return next.isEmpty() ? Step.finish(OptionalLong.of(IdempotencyRules.currentFence(current, now)))
                     : Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, data(key, next.get())), OptionalLong.empty());
-        }, () -> firestore.lostRaces(key.value(), "idempotency record"));
+        }, documents.lostRaces(key, "idempotency record"));
     }
 
     @Override
     public CompletionStage<Optional<IdempotencyEntry>> lookup(LockKey key, Duration timeout) {
-        return firestore.readThenWrite(key.value(), "idempotency lookup", timeout, doc(key), s -> {
+        return documents.readThenWrite(key, "idempotency lookup", timeout, documents.doc(key), s -> {
             Instant now = now(s, key);
             return Step.finish(entry(s, key).filter(e -> now.isBefore(e.retainUntil())));
         }, Optional::empty);
@@ -110,13 +107,13 @@ public final class FirestoreIdempotencyBackend implements IdempotencyBackend {
 
     @Override
     public CompletionStage<Integer> purge(int limit, Duration timeout) {
-        String subject = "collection " + collection.getId();
+        String subject = "collection " + documents.collection().getId();
         // The client's clock only narrows the query; each document is judged by the query's read time.
         long clientNow = System.currentTimeMillis();
         return BoundedCall.<Integer>start(subject, "idempotency purge", timeout, call -> call.send(
-                () -> collection.whereLessThanOrEqualTo(RETAIN, clientNow).limit(limit).get(), snapshot -> {
+                () -> documents.collection().whereLessThanOrEqualTo(RETAIN, clientNow).limit(limit).get(), snapshot -> {
                     long now = FirestoreHandle.readMillis(snapshot.getReadTime(), subject);
-                    WriteBatch batch = firestore.db().batch();
+                    WriteBatch batch = documents.firestore().db().batch();
                     int n = 0;
                     for (QueryDocumentSnapshot d : snapshot.getDocuments()) {
                         Long retain = d.getLong(RETAIN);
@@ -171,13 +168,10 @@ public final class FirestoreIdempotencyBackend implements IdempotencyBackend {
         return Instant.ofEpochMilli(FirestoreHandle.readMillis(s, key.value()));
     }
 
-    private DocumentReference doc(LockKey key) {
-        return collection.document(DocIds.of(key));
-    }
 
     @Override
     public String toString() {
-        return "FirestoreIdempotencyBackend[" + collection.getPath() + "]";
+        return "FirestoreIdempotencyBackend[" + documents + "]";
     }
 
     static List<String> fields() {

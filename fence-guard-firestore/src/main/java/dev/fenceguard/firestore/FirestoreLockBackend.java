@@ -1,6 +1,5 @@
 package dev.fenceguard.firestore;
 
-import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.FieldValue;
@@ -12,8 +11,8 @@ import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
-import dev.fenceguard.firestore.internal.DocIds;
 import dev.fenceguard.firestore.internal.FirestoreHandle;
+import dev.fenceguard.firestore.internal.KeyedDocuments;
 import dev.fenceguard.firestore.internal.FirestoreHandle.Step;
 import java.time.Duration;
 import java.time.Instant;
@@ -82,12 +81,10 @@ public final class FirestoreLockBackend implements LockBackend {
     /** The id of the document warm-ups read: lock documents' ids start with {@code k} or {@code h}, so no lock key maps to it. */
     static final String WARM_UP_ID = "warm-up";
 
-    private final FirestoreHandle firestore;
-    private final CollectionReference collection;
+    private final KeyedDocuments documents;
 
-    FirestoreLockBackend(FirestoreHandle firestore, String collection) {
-        this.firestore = firestore;
-        this.collection = firestore.db().collection(collection);
+    FirestoreLockBackend(KeyedDocuments documents) {
+        this.documents = documents;
     }
 
     @Override
@@ -97,13 +94,13 @@ public final class FirestoreLockBackend implements LockBackend {
 
     /** The document that holds {@code key}'s lock (for operators). */
     public DocumentReference documentOf(String key) {
-        return doc(LockKey.of(key));
+        return documents.documentOf(key);
     }
 
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        DocumentReference doc = doc(key);
-        return firestore.readThenWrite(key.value(), "acquire", timeout, doc, s -> {
+        DocumentReference doc = documents.doc(key);
+        return documents.readThenWrite(key, "acquire", timeout, doc, s -> {
             long now = FirestoreHandle.readMillis(s, key.value());
             if (live(s, now)) {
                 return Step.finish(Optional.empty());
@@ -127,17 +124,17 @@ public final class FirestoreLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        DocumentReference doc = doc(key);
-        return firestore.readThenWrite(key.value(), "release", timeout, doc, s -> heldBy(s, lockId, FirestoreHandle.readMillis(s, key.value()))
+        DocumentReference doc = documents.doc(key);
+        return documents.readThenWrite(key, "release", timeout, doc, s -> heldBy(s, lockId, FirestoreHandle.readMillis(s, key.value()))
                 ? Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, Map.of(LOCK_ID, FieldValue.delete(), EXPIRES,
                         FieldValue.delete())), true)
-                : Step.finish(false), () -> lostRaces(key, "release"));
+                : Step.finish(false), documents.lostRaces(key, "release"));
     }
 
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        DocumentReference doc = doc(key);
-        return firestore.readThenWrite(key.value(), "extend", timeout, doc, s -> {
+        DocumentReference doc = documents.doc(key);
+        return documents.readThenWrite(key, "extend", timeout, doc, s -> {
             long now = FirestoreHandle.readMillis(s, key.value());
             if (!heldBy(s, lockId, now)) {
                 return Step.finish(Optional.empty());
@@ -145,12 +142,12 @@ public final class FirestoreLockBackend implements LockBackend {
             long expires = now + ttl.toMillis();
             return Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, Map.of(EXPIRES, expires)),
                     Optional.of(Instant.ofEpochMilli(expires)));
-        }, () -> lostRaces(key, "extend"));
+        }, documents.lostRaces(key, "extend"));
     }
 
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-        return firestore.readThenWrite(key.value(), "lookup", timeout, doc(key), s -> Step.finish(live(s, FirestoreHandle.readMillis(s, key.value()))
+        return documents.readThenWrite(key, "lookup", timeout, documents.doc(key), s -> Step.finish(live(s, FirestoreHandle.readMillis(s, key.value()))
                 ? Optional.of(new LockInfo(key, FenceToken.of(s.getLong(FENCE)), Instant.ofEpochMilli(s.getLong(EXPIRES))))
                 : Optional.empty()), Optional::empty);
     }
@@ -164,21 +161,14 @@ public final class FirestoreLockBackend implements LockBackend {
      */
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {
-        return firestore.warmUp(warmUpDocument(), timeout);
+        return documents.firestore().warmUp(warmUpDocument(), timeout);
     }
 
     /** The document warm-ups read, never written. */
     DocumentReference warmUpDocument() {
-        return collection.document(WARM_UP_ID);
+        return documents.collection().document(WARM_UP_ID);
     }
 
-    private <T> T lostRaces(LockKey key, String operation) {
-        return firestore.lostRaces(key.value(), operation);
-    }
-
-    private DocumentReference doc(LockKey key) {
-        return collection.document(DocIds.of(key));
-    }
 
     /** Held by anyone at server time {@code now}: strictly before the expiry. */
     private static boolean live(DocumentSnapshot s, long now) {
@@ -194,6 +184,6 @@ public final class FirestoreLockBackend implements LockBackend {
 
     @Override
     public String toString() {
-        return "FirestoreLockBackend[" + collection.getPath() + "]";
+        return "FirestoreLockBackend[" + documents + "]";
     }
 }

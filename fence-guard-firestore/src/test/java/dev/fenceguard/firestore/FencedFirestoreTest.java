@@ -239,8 +239,10 @@ class FencedFirestoreTest {
         DocumentReference order = DB.collection("orders").document("42");
         order.set(Map.of("status", "new")).get();
         Lease a = locks.tryAcquire("orders:42", Duration.ofMillis(500)).orElseThrow();
-        Thread.sleep(1_000); // A pauses past its lease
+        // A pauses (it does nothing more until the end); B waits for the lock, which it gets once A's lease has
+        // lapsed by the server's clock: a grant after a stall, with no sleep guessing how long that takes.
         Lease b = locks.acquire("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5)).orElseThrow();
+        assertThat(b.fence().compareTo(a.fence())).as("the newer holder's fence is higher").isPositive();
         assertThat(FENCED.update(order, b.fence(), Map.of("status", "paid by B"))).isInstanceOf(Applied.class);
         assertThat(FENCED.update(order, a.fence(), Map.of("status", "paid by A"))).isInstanceOf(Stale.class);
         assertThat(data(order)).containsEntry("status", "paid by B");

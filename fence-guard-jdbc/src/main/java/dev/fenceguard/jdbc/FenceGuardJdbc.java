@@ -20,7 +20,7 @@ import javax.sql.DataSource;
  * FenceGuardMigrations.migrate(dataSource);                           // creates public.fence_guard_locks
  * try (FenceGuardJdbc jdbc = FenceGuardJdbc.builder(dataSource).build()) {
  *     LockClient locks = LockClient.of(jdbc.lockBackend());
- *     ...
+ *     locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5), lease -> ship(42L, lease));
  * }
  * }</pre>
  *

@@ -13,8 +13,8 @@ import org.jooq.impl.DSL;
  * {@code and(..)} returns a new instance.
  *
  * <pre>{@code
- * Assignments.of(ORDERS.STATUS, "paid").and(ORDERS.PAID_AT, now)     // jOOQ generated fields
- * Assignments.of("status", "paid").and("paid_at", now)               // plain column names
+ * Assignments typed = Assignments.of(ORDERS.STATUS, "paid").and(ORDERS.PAID_AT, now);   // jOOQ generated fields
+ * Assignments named = Assignments.of("status", "paid").and("paid_at", now);             // plain column names
  * }</pre>
  *
  * <p>Column names are validated as plain SQL identifiers and quoted; values are always bound, never

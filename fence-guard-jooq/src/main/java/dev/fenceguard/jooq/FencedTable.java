@@ -10,10 +10,12 @@ import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.jooq.internal.Dialects;
 import dev.fenceguard.jooq.internal.FencedStatements;
 import dev.fenceguard.jooq.internal.FencingDialect;
+import dev.fenceguard.jooq.internal.Horizon;
 import dev.fenceguard.jooq.internal.MySqlFencing;
 import dev.fenceguard.jooq.internal.PostgresFencing;
 import dev.fenceguard.jooq.internal.WriteTarget;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -38,7 +40,7 @@ import org.jooq.impl.SQLDataType;
  * // jOOQ generated classes
  * FencedTable orders = FencedTable.builder(ORDERS, ORDERS.ID, ORDERS.FENCE_TOKEN).build();
  * // or plain names
- * FencedTable orders = FencedTable.builder("public", "orders", "id", "fence_token")
+ * FencedTable byName = FencedTable.builder("public", "orders", "id", "fence_token")
  *         .withKeyType(Long.class).withTombstoneColumn("fence_deleted").build();
  *
  * orders.on(dsl).update(42L, lease.fence(), Assignments.of("status", "paid")).orThrow();
@@ -75,8 +77,10 @@ public final class FencedTable {
     private final FencedStatements mysql;
     private final FencePolicy policy;
     private final FenceEncoding encoding;
+    private final Horizon horizon;
 
     private FencedTable(Builder b) {
+        this.horizon = b.horizon == null ? null : new Horizon(b.horizon, b.clockMargin);
         this.policy = b.policy;
         this.encoding = b.encoding;
         this.statements = statements(b, PostgresFencing.INSTANCE);
@@ -88,11 +92,35 @@ public final class FencedTable {
         WriteRule rule = new WriteRule(b.policy, b.encoding, b.metrics != null ? b.metrics : LockMetrics.automatic(), dialect.resourceType(),
                 b.observations);
         return new FencedStatements(b.table, (Field<Object>) b.key, (Field<Object>) b.fence, Optional.ofNullable(b.tombstone),
-                rule, dialect);
+                rule, dialect, Optional.ofNullable(b.horizon).map(h -> new Horizon(h, b.clockMargin)));
     }
 
     private FencedStatements on(FencingDialect dialect) {
+        if (horizon != null && !dialect.supportsHorizon()) {
+            throw new UnsupportedOperationException("the horizon of " + name() + " (FencedTable.Builder.withHorizon) is not yet on "
+                    + "MariaDB/MySQL: build the table without a horizon to write there (PostgreSQL only for now, "
+                    + "docs/fence-lifecycle.md)");
+        }
         return dialect == PostgresFencing.INSTANCE ? statements : mysql;
+    }
+
+    /**
+     * The horizon age writes are held to and purges use ({@link Builder#withHorizon}), if the table has one.
+     *
+     * @since 0.1
+     */
+    public Optional<Duration> horizon() {
+        return Optional.ofNullable(horizon).map(Horizon::age);
+    }
+
+    /**
+     * The clock margin purges leave behind the horizon ({@link Builder#withClockMargin}); meaningful only
+     * with a horizon.
+     *
+     * @since 0.1
+     */
+    public Duration clockMargin() {
+        return horizon == null ? Builder.DEFAULT_CLOCK_MARGIN : horizon.margin();
     }
 
     /**
@@ -161,6 +189,8 @@ public final class FencedTable {
      * dialect (PostgreSQL, MySQL or MariaDB).
      *
      * @throws IllegalArgumentException if {@code ctx} has another dialect
+     * @throws UnsupportedOperationException if the table has a horizon and {@code ctx} is MySQL or MariaDB
+     *     (not yet there)
      */
     public FencedWriter on(DSLContext ctx) {
         Objects.requireNonNull(ctx, "ctx");
@@ -176,6 +206,8 @@ public final class FencedTable {
      * round trip).
      *
      * @throws IllegalArgumentException if the connection is to another database than PostgreSQL, MySQL or MariaDB
+     * @throws UnsupportedOperationException if the table has a horizon and the connection is to MySQL or
+     *     MariaDB (not yet there)
      */
     public FencedWriter on(Connection connection) {
         Objects.requireNonNull(connection, "connection");
@@ -192,8 +224,9 @@ public final class FencedTable {
      * connection is taken).
      *
      * <p>That first call throws {@link IllegalArgumentException} if the data source is for another database
-     * than PostgreSQL, MySQL or MariaDB, and a {@link dev.fenceguard.core.FenceGuardException} if the
-     * connection cannot be had.
+     * than PostgreSQL, MySQL or MariaDB, {@link UnsupportedOperationException} if the table has a horizon
+     * and the data source is for MySQL or MariaDB (not yet there; thrown here when the data source's database
+     * is already known), and a {@link dev.fenceguard.core.FenceGuardException} if the connection cannot be had.
      *
      * @since 0.1
      */
@@ -214,7 +247,8 @@ public final class FencedTable {
     @Override
     public String toString() {
         return "FencedTable[" + name() + ", key=" + statements.key().getName() + ", fence=" + statements.fence().getName() + ", "
-                + policy + ", " + encoding + statements.tombstone().map(t -> ", tombstone=" + t.getName()).orElse("") + "]";
+                + policy + ", " + encoding + statements.tombstone().map(t -> ", tombstone=" + t.getName()).orElse("")
+                + (horizon == null ? "" : ", horizon=" + horizon.age() + ", clockMargin=" + horizon.margin()) + "]";
     }
 
     /** The columns only a lock table has (DESIGN §3; {@code fence} is left out: it is a common fence column name). */
@@ -231,7 +265,13 @@ public final class FencedTable {
         private FenceEncoding encoding = FenceEncoding.INTEGER;
         private LockMetrics metrics;
         private LockObservations observations = LockObservations.none();
+        private Duration horizon;
+        private Duration clockMargin = DEFAULT_CLOCK_MARGIN;
+        private boolean clockMarginSet;
         private boolean plain;
+
+        /** The clock margin when none is set: 5 minutes. */
+        static final Duration DEFAULT_CLOCK_MARGIN = Duration.ofMinutes(5);
 
         private Builder(Table<?> table, Field<?> key, Field<?> fence) {
             this.table = table;
@@ -351,19 +391,84 @@ public final class FencedTable {
         }
 
         /**
+         * Holds writes to a horizon and lets {@link FencedWriter#purge} remove old tombstones
+         * ({@code docs/fence-lifecycle.md}). A write that would create the fence record of a key that has
+         * none (an {@link FencedWriter#upsert} of an absent key, a {@link FencedWriter#claim} or
+         * {@link FencedWriter#delete} of a key without a row) is applied only if its fence is above
+         * {@code tick(clock_timestamp() - horizon)}, the clock floor of the database's clock {@code horizon}
+         * ago, read after the write's last wait; otherwise it is {@link dev.fenceguard.core.WriteOutcome.Stale}
+         * with reason {@code BELOW_HORIZON} and the horizon as its current fence. Writes that find a record
+         * are judged by the write rule alone, as without a horizon. So a tombstone older than the horizon
+         * (plus the clock margin) can be removed with no bound on how long a writer may pause.
+         *
+         * <p>The price: a lease whose fence is older than {@code horizon} can no longer create a key. Pick a
+         * horizon well above your longest lease hold (renewals included) plus the skew between the lock's
+         * clock and the database's; days are cheap. Fences must come from a
+         * {@link dev.fenceguard.core.FenceStrategy#CLOCK_FLOORED} lock: {@code DENSE} fences are all below
+         * any horizon, so every write that creates a key would be refused. PostgreSQL only for now: on MySQL
+         * and MariaDB {@link FencedTable#on} refuses a table with a horizon. A write that may create a record
+         * runs under a savepoint (on an auto-commit connection, in a transaction of its own), so that an
+         * insert the re-check refuses is rolled back.
+         *
+         * @param horizon the horizon age, at least 1 second
+         * @throws NullPointerException if {@code horizon} is null
+         * @throws IllegalArgumentException if {@code horizon} is shorter than 1 second or longer than 3650 days
+         * @since 0.1
+         */
+        public Builder withHorizon(Duration horizon) {
+            Objects.requireNonNull(horizon, "horizon");
+            if (horizon.compareTo(Duration.ofSeconds(1)) < 0 || horizon.compareTo(Duration.ofDays(3650)) > 0) {
+                throw new IllegalArgumentException("horizon must be between 1 s and 3650 days, was " + horizon);
+            }
+            this.horizon = horizon;
+            return this;
+        }
+
+        /**
+         * How far the database's clock may step back between a purge and a later write
+         * ({@code docs/fence-lifecycle.md}): a purge removes only tombstones whose fence is below
+         * {@code tick(clock_timestamp() - horizon - clockMargin)}. Default 5 minutes. Needs
+         * {@link #withHorizon}.
+         *
+         * @param clockMargin zero or more, at most 1 day
+         * @throws NullPointerException if {@code clockMargin} is null
+         * @throws IllegalArgumentException if it is negative or longer than 1 day
+         * @since 0.1
+         */
+        public Builder withClockMargin(Duration clockMargin) {
+            Objects.requireNonNull(clockMargin, "clockMargin");
+            if (clockMargin.isNegative() || clockMargin.compareTo(Duration.ofDays(1)) > 0) {
+                throw new IllegalArgumentException("clockMargin must be between 0 and 1 day, was " + clockMargin);
+            }
+            this.clockMargin = clockMargin;
+            this.clockMarginSet = true;
+            return this;
+        }
+
+        /**
          * The table definition.
          *
          * @throws IllegalArgumentException if the table is, or could be, a lock table (see the class
-         *     comment)
+         *     comment); if a clock margin is set without a horizon; if a horizon is set with
+         *     {@link FenceEncoding#TEXT} fences (not yet supported)
          */
         public FencedTable build() {
             refuseLockTables();
+            if (clockMarginSet && horizon == null) {
+                throw new IllegalArgumentException("withClockMargin needs withHorizon: the margin only matters to purges, which need a horizon");
+            }
+            if (horizon != null && encoding != FenceEncoding.INTEGER) {
+                throw new IllegalArgumentException("withHorizon needs FenceEncoding.INTEGER fences (BIGINT); not yet for " + encoding
+                        + " (CHAR(15)) fence columns");
+            }
             Builder copy = new Builder(table, key, fence);
             copy.tombstone = tombstone;
             copy.policy = policy;
             copy.encoding = encoding;
             copy.metrics = metrics;
             copy.observations = observations;
+            copy.horizon = horizon;
+            copy.clockMargin = clockMargin;
             return new FencedTable(copy);
         }
     }

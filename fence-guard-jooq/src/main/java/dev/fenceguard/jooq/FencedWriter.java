@@ -365,6 +365,69 @@ public final class FencedWriter {
     }
 
     /**
+     * Removes tombstones that no write can need any more: rows whose tombstone column is {@code true} and
+     * whose fence is below {@code tick(clock_timestamp() - horizon - clockMargin)}, the clock floor of the
+     * database's clock that long ago ({@link FencedTable.Builder#withHorizon}, {@code docs/fence-lifecycle.md}).
+     * Safe with no bound on how long a writer pauses: a write that finds no record is refused at or below
+     * the horizon, which is above every fence removed. Live rows are never touched.
+     *
+     * <p>Runs in batches in key order, each one statement ({@code DELETE .. WHERE key IN (SELECT .. ORDER BY
+     * key LIMIT n FOR UPDATE SKIP LOCKED) AND <condition again> RETURNING key}), on a {@code DataSource}
+     * each in a transaction of its own; in the caller's transaction otherwise, whose commit is then the
+     * caller's. The condition is re-checked on each row's newest version under its row lock, so a
+     * tombstone that a concurrent write revives or raises stays; rows a write holds are skipped (and left for
+     * a later purge). Stops when a batch finds fewer than the batch size, or when the purge's time bound has
+     * passed; then {@link PurgeResult#resumeAfter()} is the key to go on after. Removed rows are counted in
+     * {@code fenceguard.purge.removed} ({@code store=postgres}, {@code kind=tombstone}) of the table's
+     * {@link FencedTable.Builder#withMetrics metrics}. Not observed as a write. The batch query wants an
+     * index of the tombstone rows by key: {@code TombstoneIndex} (with {@code TombstoneIndexMigration}) in
+     * fence-guard-migrations adds one.
+     *
+     * @return what it removed, and where it stopped
+     * @throws NullPointerException if {@code purge} is null
+     * @throws IllegalStateException if the table has no horizon or no tombstone column (before any SQL)
+     * @throws IllegalArgumentException if the purge's start key cannot be converted to the key column's type
+     * @throws UnsupportedOperationException on MySQL and MariaDB (not yet there)
+     * @throws FenceGuardException mapped from the database's error
+     * @since 0.1
+     */
+    public PurgeResult purge(Purge purge) {
+        Objects.requireNonNull(purge, "purge");
+        if (t.horizon().isEmpty()) {
+            throw new IllegalStateException("purge of " + t.name() + " needs a horizon (FencedTable.Builder.withHorizon): without"
+                    + " one, a write that finds no record would admit any fence, so no tombstone can be removed safely");
+        }
+        if (t.tombstone().isEmpty()) {
+            throw new IllegalStateException("purge of " + t.name() + " needs a tombstone column (FencedTable.Builder"
+                    + ".withTombstoneColumn): it removes tombstone rows, and this table has none");
+        }
+        Object start = purge.startAfter().map(t::checkKey).orElse(null);
+        if (resolver != null) {
+            return resolved().purge(purge);
+        }
+        long began = System.nanoTime();
+        long bound = purge.maxDuration().toNanos();
+        Object cursor = start;
+        long removed = 0;
+        int batches = 0;
+        while (true) {
+            Object after = cursor;
+            FencingDialect.PurgeBatch batch = target.run(t.name(), "purge of tombstones",
+                    session -> t.dialect().purgeBatch(session, t, after, purge.batchSize(), rendering));
+            batches++;
+            removed += batch.removed();
+            t.rule().purged("tombstone", batch.removed());
+            if (batch.examined() < purge.batchSize()) {
+                return new PurgeResult(removed, batches, true, Optional.empty());
+            }
+            cursor = batch.last();
+            if (System.nanoTime() - began >= bound) {
+                return new PurgeResult(removed, batches, false, Optional.of(cursor));
+            }
+        }
+    }
+
+    /**
      * The one path of every single-key write: arguments checked (before any SQL), then the operation's
      * statement; if it matched nothing, a second statement that reads the row, or for a claim or delete
      * records the fence on a tombstone; then the outcome. Only a concurrent change of the row between the
@@ -396,7 +459,12 @@ public final class FencedWriter {
                 case DELETE -> t.markDeleted(rendering);
             };
             for (int attempt = 1; ; attempt++) {
-                if (op == Operation.UPSERT) {
+                if (op == Operation.UPSERT && t.horizon().isPresent()) {
+                    Optional<WriteOutcome> out = upsertUnderHorizon(session, first, binds, fence, resource);
+                    if (out.isPresent()) {
+                        return out.get();
+                    }
+                } else if (op == Operation.UPSERT) {
                     FencingDialect.Upserted u = t.dialect().runUpsert(session, first, binds);
                     if (u.applied()) {
                         return new WriteOutcome.Applied(resource, fence.value());
@@ -407,7 +475,7 @@ public final class FencedWriter {
                 } else if (t.dialect().runUpdate(session, first, binds)) {
                     return new WriteOutcome.Applied(resource, fence.value());
                 }
-                Optional<WriteOutcome> out = recordsTombstone
+                Optional<WriteOutcome> out = op == Operation.UPSERT && t.horizon().isPresent() ? Optional.empty() : recordsTombstone
                         ? recordOnTombstone(session, op, columns, binds, fence, resource)
                         : Optional.of(judgeAfterMiss(session, op, binds, fence, resource));
                 if (out.isPresent()) {
@@ -420,6 +488,45 @@ public final class FencedWriter {
                 }
             }
         });
+    }
+
+    /**
+     * An upsert of a table with a horizon (docs/fence-lifecycle.md, rule 1), under a savepoint: a row it
+     * inserted with a fence at or below the horizon read after the statement's last wait is rolled back
+     * and refused as {@code BELOW_HORIZON}. When the statement wrote nothing, one read of the row and the
+     * horizon tells why.
+     *
+     * @return the outcome, or empty if the row changed in between (run again)
+     */
+    private Optional<WriteOutcome> upsertUnderHorizon(Session session, StatementShape upsert, Object[] binds, FenceToken fence,
+            String resource) throws SQLException {
+        Optional<FencingDialect.Created> created = session.undoable(s -> t.dialect().runHorizonUpsert(s, upsert, binds),
+                c -> c.isPresent() && belowHorizon(c.get(), fence));
+        if (created.isPresent()) {
+            return Optional.of(belowHorizon(created.get(), fence)
+                    ? t.rule().belowHorizon(resource, fence, created.get().horizonAfter())
+                    : new WriteOutcome.Applied(resource, fence.value()));
+        }
+        return refusedUnderHorizon(session, binds, fence, resource);
+    }
+
+    private static boolean belowHorizon(FencingDialect.Created c, FenceToken fence) {
+        return c.inserted() && fence.value() <= c.horizonAfter();
+    }
+
+    /**
+     * Why a write of a table with a horizon that may create a record wrote nothing: a record that refuses
+     * the fence ({@code Stale}), no record and a fence at or below the horizon ({@code BELOW_HORIZON}), or
+     * neither, because the row changed after the statement (empty: run again).
+     */
+    private Optional<WriteOutcome> refusedUnderHorizon(Session session, Object[] binds, FenceToken fence, String resource)
+            throws SQLException {
+        FencingDialect.HorizonRead read = t.dialect().readWithHorizon(session, t, binds, rendering);
+        if (read.row() == null) {
+            return fence.value() <= read.horizon() ? Optional.of(t.rule().belowHorizon(resource, fence, read.horizon())) : Optional.empty();
+        }
+        return t.rule().admits(fence, read.row().fence()) ? Optional.empty()
+                : Optional.of(t.rule().stale(resource, fence, read.row().fence()));
     }
 
     /** The outcome an observation of several writes ends with: the worst one (stale, then not found, then applied). */
@@ -447,20 +554,31 @@ public final class FencedWriter {
     private Optional<WriteOutcome> recordOnTombstone(Session session, Operation op, List<Field<?>> placeholders, Object[] binds,
             FenceToken fence, String resource) throws SQLException {
         boolean delete = op == Operation.DELETE;
+        boolean horizon = t.horizon().isPresent();
         TombstoneWrite w;
         try {
-            w = t.dialect().recordTombstone(session, t, delete, placeholders, binds, rendering);
+            w = horizon
+                    ? session.undoable(s -> t.dialect().recordTombstone(s, t, delete, placeholders, binds, rendering),
+                            r -> r.inserted() && fence.value() <= r.horizonAfter())
+                    : t.dialect().recordTombstone(session, t, delete, placeholders, binds, rendering);
         } catch (SQLException e) {
             if (t.dialect().rowRefused(e)) { // a constraint, or a column without a value, refused the tombstone row
                 throw tombstoneRefused(e, SqlCauses.of(e).map(SQLException::getSQLState).orElse(""), resource, op, fence);
             }
             throw e;
         }
+        if (w.inserted() && fence.value() <= w.horizonAfter()) { // rule 1, re-checked after a wait: rolled back
+            return Optional.of(t.rule().belowHorizon(resource, fence, w.horizonAfter()));
+        }
         if (w.recorded()) { // tombstone inserted, or an admitted conflict updated
             return Optional.of(w.deletedAfter() && !delete ? new WriteOutcome.NotFound(resource) : new WriteOutcome.Applied(resource, fence.value()));
         }
         if (w.raised()) { // a claim raised a tombstone's fence
             return Optional.of(new WriteOutcome.NotFound(resource));
+        }
+        if (horizon && (w.seen() == null || t.rule().admits(fence, w.seen().fence()))) {
+            // No row, and the horizon refused the insert; or a row that changed (or was purged) meanwhile.
+            return refusedUnderHorizon(session, binds, fence, resource);
         }
         // No row in the statement's snapshot, yet the insert conflicted: a concurrent insert won and the rule
         // refused our fence over it. Read what it wrote.

@@ -14,6 +14,7 @@ import java.lang.annotation.Target;
  *
  * <pre>{@code
  * @Entity
+ * @Table(name = "orders")        // "order" is an SQL keyword
  * class Order {
  *     @Id Long id;
  *     String status;

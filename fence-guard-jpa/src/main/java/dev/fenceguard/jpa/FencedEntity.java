@@ -23,7 +23,7 @@ import java.util.Optional;
  * <pre>{@code
  * FencedEntity<Order> orders = FencedEntity.of(Order.class);          // @Fence, @Tombstone on the entity
  * // or by attribute name, for entities you cannot annotate
- * FencedEntity<Order> orders = FencedEntity.builder(Order.class)
+ * FencedEntity<Order> byName = FencedEntity.builder(Order.class)
  *         .withFenceAttribute("fenceToken").withTombstoneAttribute("deleted").build();
  *
  * orders.on(entityManager).update(42L, lease.fence(), Map.of("status", "paid")).orThrow();

@@ -14,7 +14,7 @@ import org.flywaydb.core.api.migration.JavaMigration;
  * <pre>{@code
  * Flyway.configure()
  *       .dataSource(dataSource)
- *       .javaMigrations(new FenceColumnMigration("7", FenceColumn.on("public", "orders")
+ *       .javaMigrations(new FenceColumnMigration("7", FenceColumn.on("public", "invoices")
  *                                                         .withTombstoneColumn("fence_deleted")))
  *       .load().migrate();
  * }</pre>
@@ -35,11 +35,7 @@ public final class FenceColumnMigration implements JavaMigration {
      * @throws IllegalArgumentException if {@code version} is not a Flyway version
      */
     public FenceColumnMigration(String version, FenceColumn column) {
-        Objects.requireNonNull(version, "version");
-        if (!version.matches("\\d+([._]\\d+)*")) {
-            throw new IllegalArgumentException("version must be digits separated by '.' or '_', was '" + version + "'");
-        }
-        this.version = MigrationVersion.fromVersion(version);
+        this.version = version(version);
         this.column = Objects.requireNonNull(column, "column");
     }
 
@@ -55,8 +51,22 @@ public final class FenceColumnMigration implements JavaMigration {
 
     @Override
     public Integer getChecksum() {
+        return checksum(column.script());
+    }
+
+    /** {@code version} as a Flyway version; shared with {@link TombstoneIndexMigration}. */
+    static MigrationVersion version(String version) {
+        Objects.requireNonNull(version, "version");
+        if (!version.matches("\\d+([._]\\d+)*")) {
+            throw new IllegalArgumentException("version must be digits separated by '.' or '_', was '" + version + "'");
+        }
+        return MigrationVersion.fromVersion(version);
+    }
+
+    /** The checksum of a generated script, as Flyway compares it; shared with {@link TombstoneIndexMigration}. */
+    static int checksum(String script) {
         CRC32 crc = new CRC32();
-        crc.update(column.script().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        crc.update(script.getBytes(java.nio.charset.StandardCharsets.UTF_8));
         return (int) crc.getValue();
     }
 

@@ -18,9 +18,11 @@ import reactor.core.publisher.Mono;
  * {@link LeadershipListener} still tells of elections and revocations.
  *
  * <pre>{@code
- * ReactiveLeaderElection election = ReactiveLeaderElection.of(LeaderElection.builder(lockClient, "billing").build());
+ * ReactiveLeaderElection election = ReactiveLeaderElection.of(LeaderElection.builder(lockClient, "billing")
+ *         .onEvents(billing)                         // your LeadershipListener: elected, revoked, with the term
+ *         .build());
  * election.start();
- * ...
+ * Mono<LeaderInfo> leader = election.currentLeader();   // who leads now, and its term
  * Mono<Void> stopped = election.stop();      // completes once the lock, if held, is released
  * }</pre>
  *

@@ -236,9 +236,9 @@ public final class ReactiveLockClient {
      * work's Mono.
      *
      * <pre>{@code
-     * locks.withLock("invoices:7", Duration.ofSeconds(30), Duration.ofSeconds(5),
-     *         lease -> invoices.markPaid(7, lease.fence()))        // Mono<Invoice>
-     *      .switchIfEmpty(Mono.error(() -> new IllegalStateException("invoice 7 is busy")));
+     * Mono<Invoice> paid = locks.withLock("invoices:7", Duration.ofSeconds(30), Duration.ofSeconds(5),
+     *                 lease -> invoices.markPaid(7, lease.fence()))        // your Mono<Invoice>
+     *         .switchIfEmpty(Mono.error(() -> new IllegalStateException("invoice 7 is busy")));
      * }</pre>
      *
      * @param work starts the work; must not return null. Its Mono may complete empty

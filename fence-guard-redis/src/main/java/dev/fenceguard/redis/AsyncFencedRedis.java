@@ -34,8 +34,8 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * AsyncFencedRedis writes = redis.fencedWrites().async();
- * locks.async().withLock("sku-1", ttl, maxWait, lease ->
- *         writes.set("stock:sku-1", lease.fence(), "41").thenApply(WriteOutcome::orThrow));
+ * CompletionStage<Optional<WriteOutcome>> written = locks.async().withLock("sku-1", ttl, maxWait, lease ->
+ *         writes.set("stock:sku-1", lease.fence(), "41").thenApply(WriteOutcome::orThrow));   // empty: lock not had
  * }</pre>
  *
  * <p>Invalid arguments (an empty key, a key in fence-guard's own key space, an empty {@code hset})

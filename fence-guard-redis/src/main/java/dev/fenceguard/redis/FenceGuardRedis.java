@@ -33,7 +33,7 @@ import java.util.function.Supplier;
  * of {@code Singleflight}, and the {@linkplain #fencedWrites() fenced writes}.
  *
  * <pre>{@code
- * RedisClient client = RedisClient.create("redis://127.0.0.1:6379");   // or a Sentinel URI, or a RedisClusterClient
+ * RedisClient client = RedisClient.create(redisUri);   // "redis://host:6379", or a Sentinel URI; or a RedisClusterClient
  * try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build()) {
  *     LockClient locks = LockClient.of(redis.lockBackend());
  *     FencedRedis writes = redis.fencedWrites();

@@ -13,10 +13,10 @@ import java.util.Optional;
  * and, only if the {@link FencePolicy} admits it, writes the data and the new fence together.
  *
  * <pre>{@code
- * try (FenceGuardRedis redis = FenceGuardRedis.builder(client).build()) {
+ * try (FenceGuardRedis redis = FenceGuardRedis.builder(redisClient).build()) {
  *     FencedRedis writes = redis.fencedWrites();
- *     ...
- *     writes.set("stock:sku-1", lease.fence(), "41").orThrow();
+ *     writes.set("stock:sku-1", lease.fence(), "41").orThrow();               // StaleFenceException for a zombie
+ *     writes.hset("order:42", lease.fence(), Map.of("status", "paid")).orThrow();
  * }
  * }</pre>
  *

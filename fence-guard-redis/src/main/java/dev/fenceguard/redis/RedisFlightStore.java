@@ -30,7 +30,8 @@ import java.util.function.Supplier;
  * <pre>{@code
  * try (FenceGuardRedis redis = FenceGuardRedis.builder(redisClient).build()) {
  *     Singleflight flights = Singleflight.builder(lockClient, redis.flightStore()).build();
- *     ...
+ *     String rates = flights.run("rates:2026-11-23", Duration.ofSeconds(20), ResultCodec.utf8(),
+ *             lease -> rateProvider.fetch());            // computed by one caller; the others get its result
  * }
  * }</pre>
  *

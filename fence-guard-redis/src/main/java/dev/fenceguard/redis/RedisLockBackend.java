@@ -27,9 +27,11 @@ import java.util.concurrent.CompletionStage;
  * {@link FenceGuardRedis#lockBackend()}, which owns the connection and the settings:
  *
  * <pre>{@code
- * try (FenceGuardRedis redis = FenceGuardRedis.builder(RedisClient.create("redis://127.0.0.1")).build()) {
+ * try (FenceGuardRedis redis = FenceGuardRedis.builder(redisClient).build()) {
  *     LockClient locks = LockClient.of(redis.lockBackend());
- *     ...
+ *     try (Lease lease = locks.acquire("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5)).orElseThrow()) {
+ *         orders.ship(42L, lease.fence());               // your work; its fenced writes carry lease.fence()
+ *     }
  * }
  * }</pre>
  *

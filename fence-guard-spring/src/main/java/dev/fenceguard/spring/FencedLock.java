@@ -17,8 +17,9 @@ import java.lang.annotation.Target;
  * <pre>{@code
  * @FencedLock(key = "'orders:' + #orderId", ttl = "30s", maxWait = "5s")
  * public Receipt pay(long orderId, Lease lease) {
- *     ...
+ *     Receipt receipt = gateway.charge(orderId, lease.fence());
  *     writes.on(orders).update(orderId, lease.fence(), Assignments.of("status", "paid")).orThrow();
+ *     return receipt;
  * }
  * }</pre>
  *

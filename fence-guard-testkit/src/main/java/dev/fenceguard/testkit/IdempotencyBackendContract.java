@@ -50,7 +50,7 @@ import org.junit.jupiter.api.Timeout;
  *
  * <pre>{@code
  * class PostgresIdempotencyContractTest extends IdempotencyBackendContract {
- *     protected IdempotencyBackend backend() { return FenceGuardJdbc.builder(ds).build().idempotencyBackend(); }
+ *     protected IdempotencyBackend backend() { return FenceGuardJdbc.builder(dataSource).build().idempotencyBackend(); }
  * }
  * }</pre>
  *

@@ -31,8 +31,8 @@ import net.jqwik.api.Provide;
  * can be shared and keep state.
  *
  * <pre>{@code
- * class MyIdempotencyProperties extends IdempotencyBackendProperties {
- *     protected IdempotencyBackend backend() { return myBackend; }
+ * class PostgresIdempotencyProperties extends IdempotencyBackendProperties {
+ *     protected IdempotencyBackend backend() { return postgresIdempotency; }
  * }
  * }</pre>
  *

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Timeout;
  * class PostgresLeaderElectionTest extends LeaderElectionContract {
  *     protected LockBackend backend() { return postgresBackend; }
  *     protected WriteOutcome write(String resource, FenceToken term) {
- *         return table.on(dataSource).upsert(resource, term, Assignments.of(VALUE, term.toString()));
+ *         return jobs.on(dataSource).upsert(resource, term, Assignments.of("last_run", term.toString()));
  *     }
  * }
  * }</pre>

@@ -42,8 +42,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * and you can run it on yours.
  *
  * <pre>{@code
- * class MyBackendContractTest extends LockBackendContract {
- *     protected LockBackend backend() { return new MyBackend(sharedStore); }
+ * class PostgresBackendContractTest extends LockBackendContract {
+ *     protected LockBackend backend() { return FenceGuardJdbc.builder(dataSource).build().lockBackend(); }   // a new one on the same table
  * }
  * }</pre>
  *

@@ -40,8 +40,8 @@ import net.jqwik.api.state.Transformer;
  * no lease on the key acts as a stranger, calling the backend directly with a lock id of its own.
  *
  * <pre>{@code
- * class MyBackendProperties extends LockBackendProperties {
- *     protected LockBackend backend() { return myBackend; }
+ * class PostgresBackendProperties extends LockBackendProperties {
+ *     protected LockBackend backend() { return postgresBackend; }
  * }
  * }</pre>
  *

@@ -18,7 +18,8 @@ import java.util.concurrent.Future;
  * ManualTimeSource time = new ManualTimeSource(Instant.parse("2026-01-01T00:00:00Z"));
  * InMemoryLockBackend backend = new InMemoryLockBackend(time);
  * LockClient client = LockClient.builder(backend).withTimeSource(time).build();
- * time.advance(Duration.ofSeconds(31));   // every 30 s lease is now expired
+ * Lease lease = client.tryAcquire("orders:42", Duration.ofSeconds(30)).orElseThrow();
+ * time.advance(Duration.ofSeconds(31));   // every 30 s lease is now expired: lease.isValid() is false
  * }</pre>
  *
  * <p>A test helper, so it lives in the testkit; the clock itself is core's (core's own tests use it and

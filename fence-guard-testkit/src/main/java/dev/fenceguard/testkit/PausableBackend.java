@@ -23,9 +23,10 @@ import java.util.function.Supplier;
  * <pre>{@code
  * PausableBackend link = new PausableBackend(backend);
  * LockClient zombie = LockClient.of(link);
- * ... // zombie takes the lock
- * link.pause();           // its renewals now go unanswered: it loses the lease at its local deadline
- * ... // another process takes the lock
+ * Lease stale = zombie.tryAcquire("orders:42", Duration.ofSeconds(1)).orElseThrow();
+ * link.pause();           // its calls now go unanswered: it loses the lease at its local deadline
+ * Lease fresh = LockClient.of(backend).acquire("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(30))
+ *         .orElseThrow(); // another process takes the lock once the lease expired, with a greater fence
  * link.resume();          // the zombie's late calls reach the server
  * }</pre>
  *

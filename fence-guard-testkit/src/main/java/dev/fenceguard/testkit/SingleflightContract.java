@@ -41,8 +41,8 @@ import org.junit.jupiter.api.Timeout;
  *
  * <pre>{@code
  * class PostgresSingleflightTest extends SingleflightContract {
- *     protected LockBackend lockBackend() { return backend; }
- *     protected FlightStore newStore() { return FenceGuardJdbc.builder(dataSource).withFlightTable(table).build().flightStore(); }
+ *     protected LockBackend lockBackend() { return postgresBackend; }
+ *     protected FlightStore newStore() { return FenceGuardJdbc.builder(dataSource).build().flightStore(); }   // one per process
  * }
  * }</pre>
  *

@@ -24,8 +24,10 @@ class ZombieStormMechanicsTest {
     }
 
     private static ZombieStorm.Builder storm(ZombieStorm.FencedCounter counter) {
-        // Leases long enough that no lease runs out by accident: these tests count exactly.
-        return ZombieStorm.builder(locks(), "counter", counter).withTtl(Duration.ofSeconds(1));
+        // Leases long enough that no lease runs out by accident: these tests count exactly, and with stalls
+        // off nothing waits for a lease to end. (1 s was not enough: on a CI machine with both cores busy a
+        // worker was descheduled past its lease, its claim was Stale, and 49 writes were counted, not 50.)
+        return ZombieStorm.builder(locks(), "counter", counter).withTtl(Duration.ofSeconds(30));
     }
 
     /** A correct counter that fails its write with {@code error} every {@code every}-th call. */

@@ -6,12 +6,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.memory.InMemoryLockBackend;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
-import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /** Runs the core samples on the in-memory backend. */
@@ -32,21 +27,9 @@ class CoreSamplesTest {
 
     @Test
     void observationsSeeTheLock() throws Exception {
-        List<String> seen = new CopyOnWriteArrayList<>();
-        ObservationRegistry observationRegistry = ObservationRegistry.create();
-        observationRegistry.observationConfig().observationHandler(new ObservationHandler<>() {
-            @Override
-            public void onStop(Observation.Context context) {
-                seen.add(context.getName());
-            }
-
-            @Override
-            public boolean supportsContext(Observation.Context context) {
-                return true;
-            }
-        });
-        LockClient locks = CoreSamples.observations(observationRegistry, new InMemoryLockBackend());
+        StoppedObservations seen = new StoppedObservations();
+        LockClient locks = CoreSamples.observations(seen.registry, new InMemoryLockBackend());
         locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5), lease -> "done");
-        assertThat(seen).isNotEmpty().allMatch(name -> name.startsWith("fenceguard."));
+        assertThat(seen.names).isNotEmpty().allMatch(name -> name.startsWith("fenceguard."));
     }
 }

@@ -29,9 +29,9 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * AsyncIdempotencyStore charges = IdempotencyStore.builder(idempotencyBackend).build().async();
- * charges.call(key, Fingerprint.ofParts(orderId, amount), lease, ResultCodec.utf8(),
+ * CompletionStage<String> chargeId = charges.call(key, Fingerprint.ofParts(orderId, amount), lease, ResultCodec.utf8(),
  *                 () -> gateway.chargeAsync(key, amount))                  // runs at most once per key, fenced
- *         .thenAccept(charge -> ...);
+ *         .thenApply(charge -> charge.result().orElseThrow());
  * }</pre>
  *
  * <p>Bad input throws {@link IllegalArgumentException} (or {@link NullPointerException}) at once, before

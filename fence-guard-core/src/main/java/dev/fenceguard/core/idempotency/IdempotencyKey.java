@@ -23,7 +23,9 @@ import java.util.OptionalInt;
  * <pre>{@code
  * String key = IdempotencyKey.builder(IdempotencyKey.Profile.STRIPE)
  *         .scope("shop").id(orderId).operation("charge").build();
- * stripe.charges().create(params, RequestOptions.builder().setIdempotencyKey(key).build());
+ * HttpRequest charge = HttpRequest.newBuilder(URI.create("https://api.stripe.com/v1/charges"))
+ *         .header("Idempotency-Key", key)                 // the same key on every retry, from any process
+ *         .POST(HttpRequest.BodyPublishers.ofString(form)).build();
  * }</pre>
  *
  * <p>Keys stay within the profile's length limit and alphabet. When the plain form would not fit, or

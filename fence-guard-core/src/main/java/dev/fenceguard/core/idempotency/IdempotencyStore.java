@@ -1,6 +1,5 @@
 package dev.fenceguard.core.idempotency;
 
-import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
@@ -12,7 +11,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionException;
 
 /**
  * The server side of an idempotency key: what happened to each operation, fenced. One call wraps a
@@ -36,6 +35,14 @@ import java.util.concurrent.ExecutionException;
  * {@code CompletionStage}s ({@link AsyncIdempotencyStore}). The blocking face runs the work on the
  * calling thread (so the lease stays in its {@link dev.fenceguard.core.LockContext}) and waits on the
  * asynchronous face for the claim and the record.
+ *
+ * <p><b>Interrupts.</b> An interrupt while {@link #call call} waits for its claim ends the call with
+ * {@link InterruptedException} before the work runs (a claim the backend granted anyway is the lease
+ * holder's, and its next call under the same fence takes it up again). Once the work has run, the
+ * record of its outcome is waited for until the backend answers or the call timeout ends it, whatever
+ * interrupts come: the outcome is never dropped nor reported as a {@code TIMEOUT} the backend did not
+ * cause. {@link #lookup} and {@link #purge} wait the same way. A wait that an interrupt did not end sets
+ * the thread's interrupt status again when it returns.
  *
  * <p><b>Fenced.</b> A result is recorded only if the recorder's fence is still the newest claim of the
  * key: a zombie that finishes after its successor claimed gets a {@link StaleFenceException} and
@@ -95,8 +102,9 @@ public final class IdempotencyStore {
      * @throws Exception what {@code work} threw (after its failure was recorded)
      * @throws IdempotencyConflictException if the key was claimed with another fingerprint
      * @throws StaleFenceException if a newer holder claimed the key
-     * @throws FenceGuardException if the backend fails or does not answer in time; an interrupt while
-     *     waiting for the backend ends the wait with {@link ErrorCode#TIMEOUT} and keeps the thread's flag
+     * @throws FenceGuardException if the backend fails or does not answer in time
+     * @throws InterruptedException if interrupted while waiting for the claim (the work has not run; see
+     *     the class comment)
      * @throws IllegalArgumentException if the key is invalid or the lease is no longer valid (before any I/O)
      * @throws NullPointerException if an argument is null
      */
@@ -119,7 +127,7 @@ public final class IdempotencyStore {
             ResultCodec<T> codec, Callable<? extends T> work) throws Exception {
         AsyncIdempotencyStore.Call<T> call = new AsyncIdempotencyStore.Call<>(key, fingerprint, fence, claimTtl, codec);
         Objects.requireNonNull(work, "work");
-        Optional<IdempotencyResult<T>> done = await(async.claim(call), key);
+        Optional<IdempotencyResult<T>> done = awaitClaim(async.claim(call));
         if (done.isPresent()) {
             return done.get();
         }
@@ -127,10 +135,10 @@ public final class IdempotencyStore {
         try {
             value = work.call();
         } catch (Exception | Error e) {
-            await(async.recordFailure(call, e), key);
+            awaitRecord(async.recordFailure(call, e));
             throw e; // not reached: recordFailure's stage fails with e
         }
-        return await(async.recordSuccess(call, value), key);
+        return awaitRecord(async.recordSuccess(call, value));
     }
 
     /**
@@ -142,7 +150,7 @@ public final class IdempotencyStore {
      * @throws FenceGuardException if the backend fails or does not answer in time
      */
     public Optional<IdempotencyInfo> lookup(String key) {
-        return Stages.awaitUninterruptibly(async.lookup(key).toCompletableFuture(), key, "idempotency lookup");
+        return Stages.awaitUninterruptibly(async.lookup(key));
     }
 
     /**
@@ -154,7 +162,7 @@ public final class IdempotencyStore {
      * @throws FenceGuardException if the backend fails or does not answer in time
      */
     public int purge(int maxEntries) {
-        return Stages.awaitUninterruptibly(async.purge(maxEntries).toCompletableFuture(), null, "idempotency purge");
+        return Stages.awaitUninterruptibly(async.purge(maxEntries));
     }
 
     @Override
@@ -163,23 +171,24 @@ public final class IdempotencyStore {
     }
 
     /**
-     * Waits for one step of a call; the interrupt flag is kept and the wait ends with {@code TIMEOUT}, since
-     * the step may or may not have run on the server.
+     * Waits for the claim of a call, before the work runs: an interrupt ends the wait with
+     * {@link InterruptedException}. A failure is thrown as it is, a checked one too.
      */
-    private static <V> V await(CompletionStage<V> stage, String key) throws Exception {
-        try {
-            return stage.toCompletableFuture().get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new FenceGuardException(ErrorCode.TIMEOUT, key, "interrupted while waiting for the idempotency store; "
-                    + "the step may or may not have run", e);
-        } catch (ExecutionException e) {
-            Throwable cause = Stages.unwrap(e);
-            if (cause instanceof Exception x) {
-                throw x;
-            }
-            throw (Error) cause;
-        }
+    private static <V> V awaitClaim(CompletionStage<V> stage) throws Exception {
+        return Stages.await(stage.toCompletableFuture(), IdempotencyStore::asException);
+    }
+
+    /**
+     * Waits for the record of a call's outcome, after the work ran: until the backend answers or the call
+     * timeout ends the step, whatever interrupts come (see the class comment). A failure (the work's own
+     * exception, once recorded) is thrown as it is, a checked one too.
+     */
+    private static <V> V awaitRecord(CompletionStage<V> stage) throws Exception {
+        return Stages.awaitUninterruptibly(stage, IdempotencyStore::asException);
+    }
+
+    private static Exception asException(Throwable cause) {
+        return cause instanceof Exception e ? e : new CompletionException(cause);
     }
 
     /**

@@ -1,15 +1,22 @@
 package dev.fenceguard.core.internal;
 
-import dev.fenceguard.core.ErrorCode;
-import dev.fenceguard.core.FenceGuardException;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
 
 /**
- * How every blocking face waits on its asynchronous face: one copy, so that the lock client and the
- * primitives unwrap failures and treat interrupts the same way.
+ * How every blocking face waits on its asynchronous face (the lock client, the primitives, the fenced
+ * writes of every module): one copy, so that they all unwrap failures and treat interrupts the same way.
+ *
+ * <p>Interrupts: a blocking method that declares {@link InterruptedException} throws it, and cancels the
+ * stage it waited for, so that nothing acquired for it is kept (whoever bounds the call releases a grant
+ * that arrives later). A method that cannot throw it keeps waiting: every stage waited for here is
+ * bounded by its own timers (a call or release timeout), and its answer is the truth about the store (a
+ * grant, a release, a write that ran); reporting {@code TIMEOUT} instead would pretend the store did not
+ * answer. The thread's interrupt status is set again before that method returns or throws.
  */
 public final class Stages {
 
@@ -30,28 +37,59 @@ public final class Stages {
      * future, so that nothing acquired for it is kept, and is thrown.
      */
     public static <T> T await(CompletableFuture<T> future) throws InterruptedException {
+        return await(future, Stages::rethrow);
+    }
+
+    /**
+     * {@link #await(CompletableFuture)}, with a checked failure (neither a {@link RuntimeException} nor an
+     * {@link Error}) thrown as {@code checked} makes it.
+     */
+    public static <T, X extends Exception> T await(CompletableFuture<T> future, Function<Throwable, X> checked)
+            throws InterruptedException, X {
         try {
             return future.get();
         } catch (InterruptedException e) {
             future.cancel(false);
             throw e;
         } catch (ExecutionException e) {
-            throw rethrow(unwrap(e));
+            throw failure(e, checked);
         } catch (CancellationException e) {
             throw e;
         }
     }
 
     /**
-     * {@link #await} for calls whose API cannot be interrupted: keeps the interrupt flag and fails with
-     * {@link ErrorCode#TIMEOUT} about {@code key} (null for none).
+     * For a blocking method that cannot throw {@link InterruptedException}: waits until {@code stage}
+     * (bounded by its own timers) completes, whatever interrupts come meanwhile, and returns its value or
+     * throws its exception unwrapped (a checked one wrapped in a {@link CompletionException}). If the thread
+     * was interrupted before or while waiting, its interrupt status is set again before this returns or throws.
      */
-    public static <T> T awaitUninterruptibly(CompletableFuture<T> future, String key, String operation) {
+    public static <T> T awaitUninterruptibly(CompletionStage<T> stage) {
+        return awaitUninterruptibly(stage, Stages::rethrow);
+    }
+
+    /**
+     * {@link #awaitUninterruptibly(CompletionStage)}, with a checked failure thrown as {@code checked} makes
+     * it (a module's own error mapping).
+     */
+    public static <T, X extends Exception> T awaitUninterruptibly(CompletionStage<T> stage, Function<Throwable, X> checked)
+            throws X {
+        CompletableFuture<T> future = stage.toCompletableFuture();
+        boolean interrupted = false;
         try {
-            return await(future);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new FenceGuardException(ErrorCode.TIMEOUT, key, operation + " was interrupted while waiting", e);
+            while (true) {
+                try {
+                    return future.get();
+                } catch (InterruptedException e) {
+                    interrupted = true; // the stage ends by its own timers: wait on, and say so when done
+                } catch (ExecutionException e) {
+                    throw failure(e, checked);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -64,5 +102,17 @@ public final class Stages {
             throw err;
         }
         return new CompletionException(e);
+    }
+
+    /** The failure of a stage: a runtime exception or error thrown here as it is, anything else as {@code checked} makes it. */
+    private static <X extends Exception> X failure(ExecutionException e, Function<Throwable, X> checked) {
+        Throwable cause = unwrap(e);
+        if (cause instanceof RuntimeException r) {
+            throw r;
+        }
+        if (cause instanceof Error err) {
+            throw err;
+        }
+        return checked.apply(cause);
     }
 }

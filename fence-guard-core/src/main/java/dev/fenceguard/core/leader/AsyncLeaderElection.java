@@ -28,9 +28,9 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * AsyncLeaderElection election = LeaderElection.builder(lockClient, "billing-scheduler").build().async();
- * election.start();
- * ...
- * election.stop().thenRun(() -> log.info("no longer campaigning"));
+ * election.start();                                       // campaigns in the background, returns at once
+ * // ... at shutdown:
+ * CompletionStage<Void> stopped = election.stop().thenRun(() -> log.info("no longer campaigning"));
  * }</pre>
  *
  * <p>Not tied to threads: no thread is held while campaigning or leading. Thread-safe.

@@ -28,9 +28,14 @@ import java.util.concurrent.CompletionStage;
  *         })
  *         .build();
  * election.start();
- * ...
- * // in the scheduler, every write carries the term:
- * invoices.on(dataSource).update(id, term.term(), Assignments.of("status", "sent")).orThrow();
+ * }</pre>
+ *
+ * <p>In the scheduler, every write carries the term:
+ *
+ * <pre>{@code
+ * void sendInvoice(long id, Leadership term) {
+ *     invoices.on(dataSource).update(id, term.term(), Assignments.of("status", "sent")).orThrow();
+ * }
  * }</pre>
  *
  * <p>A term is announced only on a valid lease: a grant that arrives after its TTL has run out is
@@ -44,6 +49,11 @@ import java.util.concurrent.CompletionStage;
  * <p>This is the blocking face: {@link #resign()}, {@link #stop()} and {@link #currentLeader()} wait for
  * the backend; {@link #async()} gives the same candidate with those returning {@code CompletionStage}s
  * ({@link AsyncLeaderElection}). Campaigning and leading hold no thread in either face. Thread-safe.
+ *
+ * <p><b>Interrupts.</b> None of these waits throws {@link InterruptedException}, and an interrupt does
+ * not end them: each is bounded (a lookup by the lock client's call timeout, a release by its release
+ * timeout), so it returns or throws what the backend really answered, never a {@code TIMEOUT} it did not
+ * cause, and then sets the thread's interrupt status again.
  *
  * @since 0.1
  */
@@ -76,8 +86,7 @@ public final class LeaderElection implements AutoCloseable {
      */
     public static Optional<LeaderInfo> currentLeader(LockClient locks, String name) {
         Objects.requireNonNull(locks, "locks");
-        return Stages.awaitUninterruptibly(AsyncLeaderElection.currentLeader(locks.async(), name).toCompletableFuture(),
-                name, "leader lookup");
+        return Stages.awaitUninterruptibly(AsyncLeaderElection.currentLeader(locks.async(), name));
     }
 
     /** The non-blocking face of this candidate: the same candidate, its stages instead of waits. */
@@ -116,7 +125,7 @@ public final class LeaderElection implements AutoCloseable {
      * @throws FenceGuardException if the backend fails or does not answer within the lock client's call timeout
      */
     public Optional<LeaderInfo> currentLeader() {
-        return Stages.awaitUninterruptibly(async.currentLeader().toCompletableFuture(), name(), "leader lookup");
+        return Stages.awaitUninterruptibly(async.currentLeader());
     }
 
     /**
@@ -140,16 +149,10 @@ public final class LeaderElection implements AutoCloseable {
         await(async.stop());
     }
 
-    /**
-     * {@link #stop()}. An interrupt ends the wait (the release goes on) and keeps the thread's flag.
-     */
+    /** {@link #stop()}, which never fails: a release that fails or times out leaves the lock to expire at its TTL. */
     @Override
     public void close() {
-        try {
-            stop();
-        } catch (FenceGuardException e) {
-            // only an interrupt ends the wait for a release, which never fails (see await)
-        }
+        stop();
     }
 
     @Override
@@ -159,11 +162,12 @@ public final class LeaderElection implements AutoCloseable {
 
     /**
      * Waits for a resignation or stop, unless this thread runs a listener call (whose end the release waits
-     * for). Those stages never fail: an interrupt keeps the thread's flag and ends the wait with {@code TIMEOUT}.
+     * for). Those stages never fail, and end by the release timeout: an interrupt does not end the wait (see
+     * the class comment).
      */
     private void await(CompletionStage<Void> released) {
         if (!async.inListener()) {
-            Stages.awaitUninterruptibly(released.toCompletableFuture(), name(), "leadership release");
+            Stages.awaitUninterruptibly(released);
         }
     }
 
@@ -176,7 +180,7 @@ public final class LeaderElection implements AutoCloseable {
      * @since 0.1
      */
     public static final class Builder {
-        // Package-private: AsyncLeaderElection reads them (build() hands it a copy).
+        // Package-private: AsyncLeaderElection copies them once, in its constructor (called by build()).
         final AsyncLockClient locks;
         final String name;
         Duration ttl = Duration.ofSeconds(15);
@@ -248,14 +252,8 @@ public final class LeaderElection implements AutoCloseable {
 
         /** A stopped candidate with these settings; call {@link LeaderElection#start()}. */
         public LeaderElection build() {
-            Builder copy = new Builder(locks, name);
-            copy.ttl = ttl;
-            copy.campaignWait = campaignWait;
-            copy.retryDelay = retryDelay;
-            copy.listener = listener;
-            copy.time = time;
-            copy.metrics = metrics;
-            return new LeaderElection(new AsyncLeaderElection(copy));
+            // AsyncLeaderElection copies every setting into its own final fields: this builder stays reusable.
+            return new LeaderElection(new AsyncLeaderElection(this));
         }
     }
 }

@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  *       leases lost while held;
  *   <li>{@code fenceguard.lock.renew.failures} (counter; {@code backend});
  *   <li>{@code fenceguard.fence.high} (counter; {@code backend});
- *   <li>{@code fenceguard.write.stale} (counter; {@code resource}).
+ *   <li>{@code fenceguard.write.stale} (counter; {@code resource});
+ *   <li>{@code fenceguard.purge.removed} (counter; {@code store}, {@code kind} = tombstone|lock): fence
+ *       records a purge removed.
  * </ul>
  *
  * <p>The meters of the other components come from {@link MicrometerIdempotencyMetrics},
@@ -190,6 +192,13 @@ public final class MicrometerLockMetrics implements LockMetrics {
         // Writes do not know the lock that guards them, so this meter never carries lock.name.
         counter("stale|" + resourceType, () -> Counter.builder("fenceguard.write.stale")
                 .description("Fenced writes rejected as stale").tag("resource", resourceType)).increment();
+    }
+
+    @Override
+    public void purged(String store, String kind, long removed) {
+        // Like stale writes, a purge concerns a table, not a lock: no lock.name.
+        counter("purged|" + store + "|" + kind, () -> Counter.builder("fenceguard.purge.removed")
+                .description("Fence records removed by purges").tag("store", store).tag("kind", kind)).increment(removed);
     }
 
     private Tags tags(String backend) {

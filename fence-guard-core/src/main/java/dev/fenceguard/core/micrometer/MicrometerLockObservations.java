@@ -17,7 +17,7 @@ import java.util.Objects;
  * <pre>{@code
  * LockObservations observations = MicrometerLockObservations.of(observationRegistry);
  * LockClient locks = LockClient.builder(backend).withObservations(observations).build();
- * FencedTable orders = FencedTable.builder(...).withObservations(observations).build();
+ * FencedTable orders = FencedTable.builder("public", "orders", "id", "fence_token").withObservations(observations).build();
  * }</pre>
  *
  * <p>Key values: low cardinality {@code backend}, {@code outcome} (and, for writes,

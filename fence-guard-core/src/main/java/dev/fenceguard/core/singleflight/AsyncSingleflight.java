@@ -38,9 +38,8 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * AsyncSingleflight flights = Singleflight.builder(lockClient, flightStore).build().async();
- * flights.run("report:2026-11", Duration.ofSeconds(20), ResultCodec.utf8(),
- *                 lease -> CompletableFuture.supplyAsync(() -> buildExpensiveReport(), executor))
- *         .thenAccept(report -> ...);
+ * CompletionStage<String> report = flights.run("report:2026-11", Duration.ofSeconds(20), ResultCodec.utf8(),
+ *         lease -> CompletableFuture.supplyAsync(() -> buildExpensiveReport(), executor));
  * }</pre>
  *
  * <p>Invalid arguments throw {@link IllegalArgumentException} (or {@link NullPointerException}) at once,

@@ -12,8 +12,12 @@ import java.util.Objects;
  * bytes itself, so callers never share one mutable result object.
  *
  * <pre>{@code
- * ResultCodec<Report> json = ResultCodec.of(mapper::writeValueAsBytes, b -> mapper.readValue(b, Report.class));
+ * ResultCodec<Instant> instants = ResultCodec.of(t -> t.toString().getBytes(StandardCharsets.UTF_8),
+ *         b -> Instant.parse(new String(b, StandardCharsets.UTF_8)));
  * }</pre>
+ *
+ * <p>A JSON mapper fits the same way, for example Jackson's:
+ * {@code ResultCodec.of(mapper::writeValueAsBytes, b -> mapper.readValue(b, Report.class))}.
  *
  * @param <T> the result type
  * @since 0.1

@@ -163,7 +163,7 @@ public final class Singleflight {
      * @since 0.1
      */
     public static final class Builder {
-        // Package-private: AsyncSingleflight reads the copy build() makes.
+        // Package-private: AsyncSingleflight copies them once, in its constructor (called by build()).
         final AsyncLockClient locks;
         final FlightStore store;
         String lockPrefix = "singleflight:";
@@ -272,16 +272,8 @@ public final class Singleflight {
 
         /** An immutable, thread-safe {@link Singleflight} with these settings. */
         public Singleflight build() {
-            Builder copy = new Builder(locks, store);
-            copy.lockPrefix = lockPrefix;
-            copy.maxWait = maxWait;
-            copy.pollInterval = pollInterval;
-            copy.retention = retention;
-            copy.callTimeout = callTimeout;
-            copy.maxResultBytes = maxResultBytes;
-            copy.metrics = metrics;
-            copy.time = time;
-            return new Singleflight(new AsyncSingleflight(copy));
+            // AsyncSingleflight copies every setting into its own final fields: this builder stays reusable.
+            return new Singleflight(new AsyncSingleflight(this));
         }
 
         private static Duration between(String name, Duration value, Duration min, Duration max) {

@@ -196,6 +196,33 @@ public record WriteRule(FencePolicy policy, FenceEncoding encoding, LockMetrics 
     }
 
     /**
+     * A refusal of {@code presented} because it would create the fence record of a key that has none at or
+     * below {@code horizon} ({@link WriteOutcome.Stale.Reason#BELOW_HORIZON}); counted once in the metrics,
+     * like {@link #stale}.
+     *
+     * @since 0.1
+     */
+    public WriteOutcome.Stale belowHorizon(String resource, FenceToken presented, long horizon) {
+        EventPublisher.deliver("LockMetrics", "fenced writes", "StaleWrite",
+                () -> metrics.staleWriteRejected(resourceType));
+        return new WriteOutcome.Stale(resource, presented.value(), horizon, policy, WriteOutcome.Stale.Reason.BELOW_HORIZON);
+    }
+
+    /**
+     * Counts {@code removed} fence records of {@code kind} ({@code tombstone}, {@code lock}) that a purge
+     * removed from this rule's store ({@link LockMetrics#purged}); nothing when {@code removed} is 0. A
+     * metrics sink that throws is logged and never fails the purge.
+     *
+     * @since 0.1
+     */
+    public void purged(String kind, long removed) {
+        Objects.requireNonNull(kind, "kind");
+        if (removed > 0) {
+            EventPublisher.deliver("LockMetrics", "purges", "Purged", () -> metrics.purged(resourceType, kind, removed));
+        }
+    }
+
+    /**
      * Checks a resource key or id given as text: not null, not empty, valid Unicode (no unpaired
      * surrogate, which no store can round-trip).
      *

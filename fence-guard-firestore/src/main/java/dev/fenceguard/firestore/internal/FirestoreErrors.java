@@ -5,10 +5,10 @@ import com.google.api.gax.rpc.ApiException;
 import com.google.cloud.firestore.FirestoreException;
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.internal.Stages;
 import dev.fenceguard.core.internal.Redacted;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 
@@ -46,31 +46,14 @@ public final class FirestoreErrors {
 
     /**
      * Waits for a stage that bounds itself (every stage of this module ends by its deadline), for the
-     * blocking faces: its value, or its failure unwrapped. An interrupt cancels the stage, which cancels
-     * the RPC still out; a write already sent may still apply.
+     * blocking faces ({@link Stages#awaitUninterruptibly}): its value, or its failure unwrapped, a checked
+     * one mapped as the SDK's are. An interrupt does not end the wait: the write was sent, and its answer
+     * (or the call timeout) tells what became of it; the thread's interrupt status is set again on return.
      *
-     * @throws FenceGuardException as the stage failed, or {@code UNAVAILABLE} if interrupted (the
-     *     interrupt flag is kept)
+     * @throws FenceGuardException as the stage failed
      */
     public static <T> T join(CompletionStage<T> stage, String subject, String operation) {
-        CompletableFuture<T> future = stage.toCompletableFuture();
-        try {
-            return future.get();
-        } catch (InterruptedException e) {
-            future.cancel(false);
-            Thread.currentThread().interrupt();
-            throw new FenceGuardException(ErrorCode.UNAVAILABLE, subject, operation
-                    + " interrupted while waiting; it may or may not have been applied", e);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw failure(cause, subject, operation);
-        }
+        return Stages.awaitUninterruptibly(stage, cause -> failure(cause, subject, operation));
     }
 
     /**

@@ -70,6 +70,8 @@ public final class FencedStatements {
     private final Field<Boolean> tombstone;
     private final WriteRule rule;
     private final FencingDialect dialect;
+    /** Null when the table has no horizon. */
+    private final Horizon horizon;
     private final String name;
     private final Rendering defaultRendering;
     private final ConcurrentMap<ShapeKey, StatementShape> shapes = new ConcurrentHashMap<>();
@@ -79,6 +81,16 @@ public final class FencedStatements {
      */
     public FencedStatements(Table<?> table, Field<Object> key, Field<Object> fence, Optional<Field<Boolean>> tombstone, WriteRule rule,
             FencingDialect dialect) {
+        this(table, key, fence, tombstone, rule, dialect, Optional.empty());
+    }
+
+    /**
+     * @param tombstone the tombstone column, or empty
+     * @param horizon the horizon writes are held to and purges use, or empty
+     */
+    public FencedStatements(Table<?> table, Field<Object> key, Field<Object> fence, Optional<Field<Boolean>> tombstone, WriteRule rule,
+            FencingDialect dialect, Optional<Horizon> horizon) {
+        this.horizon = horizon.orElse(null);
         this.table = table;
         this.key = key;
         this.fence = fence;
@@ -114,6 +126,11 @@ public final class FencedStatements {
 
     public FencingDialect dialect() {
         return dialect;
+    }
+
+    /** The horizon, if the table has one. */
+    public Optional<Horizon> horizon() {
+        return Optional.ofNullable(horizon);
     }
 
     /** The table's qualified name. */
@@ -223,6 +240,7 @@ public final class FencedStatements {
         Object[] out = new Object[FIRST_VALUE + values.size() + keys];
         out[KEY] = key;
         out[FENCE] = rule.encode(fence);
+        out[MARK] = fence.value(); // the fence as a number, for the horizon's comparisons; MySQL sets its own mark
         int i = FIRST_VALUE;
         for (Object v : values) {
             out[i++] = v;

@@ -124,7 +124,75 @@ public interface FencingDialect {
      * @param raised a claim raised the fence of an existing tombstone
      * @param seen the row as the statement found it, or null if there was none
      */
-    record TombstoneWrite(boolean recorded, boolean deletedAfter, boolean raised, FencedStatements.Row seen) {}
+    record TombstoneWrite(boolean recorded, boolean deletedAfter, boolean raised, FencedStatements.Row seen, boolean inserted,
+            long horizonAfter) {
+
+        /** Without a horizon: nothing to re-check. */
+        public TombstoneWrite(boolean recorded, boolean deletedAfter, boolean raised, FencedStatements.Row seen) {
+            this(recorded, deletedAfter, raised, seen, false, -1);
+        }
+    }
+
+    /**
+     * Whether tables with a horizon can be written here; the dialects that cannot refuse them before any
+     * statement.
+     */
+    default boolean supportsHorizon() {
+        return false;
+    }
+
+    /**
+     * Runs the upsert shape of a table with a horizon, whose insert arm admits a fence above the horizon or
+     * a key that has a record, and which reports what it wrote.
+     *
+     * @return empty if it wrote nothing; else whether it inserted the row and the horizon read after any wait
+     */
+    default Optional<Created> runHorizonUpsert(Session session, StatementShape upsert, Object[] binds) throws SQLException {
+        throw new UnsupportedOperationException(resourceType());
+    }
+
+    /**
+     * What a write that may create a record wrote.
+     *
+     * @param inserted it inserted the row (the key had none)
+     * @param horizonAfter the horizon, read from the clock after the statement's last wait
+     */
+    record Created(boolean inserted, long horizonAfter) {}
+
+    /**
+     * The row of the key (or null) and the horizon now, in one statement: what a write of a table with a
+     * horizon reads when its statement wrote nothing.
+     */
+    default HorizonRead readWithHorizon(Session session, FencedStatements t, Object[] binds, FencedStatements.Rendering r)
+            throws SQLException {
+        throw new UnsupportedOperationException(resourceType());
+    }
+
+    /**
+     * What {@link #readWithHorizon} read.
+     *
+     * @param row the row, or null
+     * @param horizon the horizon (the clock floor of now minus the horizon age)
+     */
+    record HorizonRead(FencedStatements.Row row, long horizon) {}
+
+    /**
+     * One batch of a purge: removes tombstones below the purge horizon with a key after {@code cursor}
+     * (null: from the first key), at most {@code batchSize}, skipping rows locked by writes.
+     */
+    default PurgeBatch purgeBatch(Session session, FencedStatements t, Object cursor, int batchSize, FencedStatements.Rendering r)
+            throws SQLException {
+        throw new UnsupportedOperationException(resourceType());
+    }
+
+    /**
+     * What one purge batch did.
+     *
+     * @param examined tombstones it locked (at most the batch size; fewer means it reached the last key)
+     * @param last the greatest key it locked, or null if none
+     * @param removed tombstones it removed
+     */
+    record PurgeBatch(int examined, Object last, int removed) {}
 
     /**
      * What an upsert's statement said.

@@ -144,6 +144,55 @@ public final class Session {
         }
     }
 
+    /** Work whose result may have to be undone. */
+    public interface Undoable<T> {
+        T apply(Session session) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} so that it can be undone: under a savepoint inside the connection's transaction,
+     * or, on a connection in auto-commit mode, in a transaction of its own that is committed here. If
+     * {@code undo} says so of the result, everything {@code work} wrote is rolled back (to the savepoint,
+     * or the whole transaction of its own). If {@code work} throws, a transaction of its own is rolled
+     * back; the caller's transaction is left as the database left it.
+     */
+    public <T> T undoable(Undoable<T> work, java.util.function.Predicate<T> undo) throws SQLException {
+        boolean own = connection.getAutoCommit();
+        java.sql.Savepoint savepoint = null;
+        if (own) {
+            connection.setAutoCommit(false);
+        } else {
+            savepoint = connection.setSavepoint();
+        }
+        try {
+            T result;
+            try {
+                result = work.apply(this);
+            } catch (SQLException | RuntimeException e) {
+                if (own) {
+                    connection.rollback();
+                }
+                throw e;
+            }
+            if (undo.test(result)) {
+                if (own) {
+                    connection.rollback();
+                } else {
+                    connection.rollback(savepoint);
+                }
+            } else if (own) {
+                connection.commit();
+            } else {
+                connection.releaseSavepoint(savepoint);
+            }
+            return result;
+        } finally {
+            if (own) {
+                connection.setAutoCommit(true);
+            }
+        }
+    }
+
     private DSLContext jooq() {
         if (jooq == null) {
             jooq = jooqOnConnection.get();

@@ -6,8 +6,10 @@ package dev.fenceguard.jpa.spring;
  *
  * <pre>{@code
  * interface OrderRepository extends CrudRepository<Order, Long>, FencedJdbcRepository<Order, Long> {}
+ * }</pre>
  *
- * orders.fencedUpdate(42L, lease.fence(), Map.of("status", "paid")).orThrow();
+ * <pre>{@code
+ * orders.fencedUpdate(42L, lease.fence(), Map.of("status", "paid")).orThrow();   // orders: an OrderRepository
  * }</pre>
  *
  * <p>The implementation comes with fence-guard-jpa ({@code META-INF/spring.factories}) and needs

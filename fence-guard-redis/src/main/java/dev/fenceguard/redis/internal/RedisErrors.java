@@ -3,6 +3,7 @@ package dev.fenceguard.redis.internal;
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.internal.Redacted;
+import dev.fenceguard.core.internal.Stages;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -10,8 +11,6 @@ import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 
 /**
  * The one place where Lettuce's failures become fence-guard's {@link FenceGuardException}s, for the
@@ -36,7 +35,7 @@ public final class RedisErrors {
      * wrapper included, or an exception thrown at once): fence-guard's own exceptions pass unchanged.
      */
     public static FenceGuardException map(Throwable error, String subject, String operation, String... args) {
-        Throwable e = unwrap(error);
+        Throwable e = Stages.unwrap(error);
         if (e instanceof FenceGuardException f) {
             return f;
         }
@@ -45,15 +44,6 @@ public final class RedisErrors {
         }
         return new FenceGuardException(ErrorCode.INTERNAL, subject, operation + " failed: " + e.getClass().getName(),
                 Redacted.of(e, null));
-    }
-
-    /** The exception inside a stage's completion wrapper. */
-    public static Throwable unwrap(Throwable error) {
-        Throwable e = error;
-        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.fenceguard.redis.internal;
 
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.internal.Stages;
 import dev.fenceguard.core.internal.Timer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
@@ -14,7 +15,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
 
 /**
@@ -105,7 +105,7 @@ public final class RedisHandle {
         dispatch(() -> commands.<T>evalsha(script.sha(), type, keys, args)).whenComplete((value, error) -> {
             if (error == null) {
                 out.complete(value);
-            } else if (RedisErrors.unwrap(error) instanceof RedisNoScriptException) {
+            } else if (Stages.unwrap(error) instanceof RedisNoScriptException) {
                 dispatch(() -> commands.<T>eval(script.source(), type, keys, args)).whenComplete((again, failure) -> {
                     if (failure == null) {
                         out.complete(again);
@@ -157,27 +157,13 @@ public final class RedisHandle {
     }
 
     /**
-     * The blocking faces' wait: the value of {@code call} (which is bounded, so this ends), or its
-     * failure unwrapped. An interrupt keeps the thread's flag and ends the wait with {@code TIMEOUT}:
-     * the command was sent, and whether it ran is as unknown as after a timeout.
+     * The blocking faces' wait ({@link Stages#awaitUninterruptibly}): the value of {@code call} (which is
+     * bounded, so this ends), or its failure unwrapped, a checked one mapped as Lettuce's are. An interrupt
+     * does not end the wait: the command was sent, and its answer (or the call timeout) tells what became of
+     * it; the thread's interrupt status is set again on return.
      */
     public static <T> T await(CompletionStage<T> call, String subject, String operation) {
-        try {
-            return call.toCompletableFuture().get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new FenceGuardException(ErrorCode.TIMEOUT, subject, operation + " was interrupted while waiting for Redis; "
-                    + "it may or may not have run", e);
-        } catch (ExecutionException e) {
-            Throwable cause = RedisErrors.unwrap(e);
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw RedisErrors.map(cause, subject, operation);
-        }
+        return Stages.awaitUninterruptibly(call, cause -> RedisErrors.map(cause, subject, operation));
     }
 
     /** Closes the connection if fence-guard opened it. */

@@ -26,7 +26,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * @Transactional
  * public void ship(long id, Lease lease) {
  *     writes.on(orders).update(id, lease.fence(), Assignments.of("status", "shipped")).orThrow();
- *     outbox.add(...);   // same transaction
+ *     outbox.add(new Shipped(id));   // same transaction
  * }
  * }</pre>
  *

@@ -131,12 +131,21 @@ public final class ManagedProcess implements AutoCloseable {
     /** Stops the process and deletes its working directory and, unless its path was handed out, its log. Idempotent. */
     @Override
     public void close() {
-        try {
-            Runtime.getRuntime().removeShutdownHook(exitHook);
-        } catch (IllegalStateException | IllegalArgumentException e) {
-            // the JVM is exiting (the hook is running or ran): it cleans up
-        }
+        removeExitHook(exitHook);
         cleanUp();
+    }
+
+    /**
+     * Unregisters the shutdown hook of a server closed by hand (this process, a PostgreSQL of
+     * {@link PostgresServers}). Quietly does nothing while the JVM is exiting (the hook is running or ran,
+     * and cleans up itself) or if the hook was never registered.
+     */
+    static void removeExitHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // exiting, or never registered
+        }
     }
 
     private void cleanUp() {

@@ -124,11 +124,7 @@ public final class PostgresServers {
         /** Stops the server and deletes its data directory and log. Idempotent. */
         @Override
         public void close() {
-            try {
-                Runtime.getRuntime().removeShutdownHook(exitHook);
-            } catch (IllegalStateException | IllegalArgumentException e) {
-                // exiting, or never registered
-            }
+            ManagedProcess.removeExitHook(exitHook);
             cleanUp();
         }
 

@@ -24,12 +24,15 @@ import java.util.concurrent.LinkedBlockingQueue;
  * restarted load balancer would) or {@link #delay(Duration) delay} every byte.
  *
  * <pre>{@code
- * try (TcpProxy proxy = TcpProxy.start("127.0.0.1", 6379)) {
+ * try (TcpProxy proxy = TcpProxy.start("127.0.0.1", redisServer.port())) {
  *     RedisClient client = RedisClient.create("redis://127.0.0.1:" + proxy.port());
- *     ...
+ *     StatefulRedisConnection<String, String> connection = client.connect();
+ *     connection.sync().set("k", "v");
  *     proxy.cutConnections();            // in-flight commands fail; the client reconnects through the proxy
  *     proxy.delay(Duration.ofMillis(200)); // every chunk now arrives 200 ms late, in both directions
+ *     String v = connection.sync().get("k");   // after 400 ms or more
  *     proxy.delay(Duration.ZERO);
+ *     client.shutdown();
  * }
  * }</pre>
  *

@@ -6,8 +6,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
-import java.util.Locale;
-import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -81,17 +79,14 @@ public final class TestMariaDb {
      * @param prefix lower-case letters, digits and underscores, at most 20 characters
      */
     public Database newDatabase(String prefix) {
-        if (!prefix.matches("[a-z0-9_]{1,20}")) {
-            throw new IllegalArgumentException("database prefix must be 1-20 of [a-z0-9_], was '" + prefix + "'");
-        }
-        String name = "fg_" + prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
+        String name = ScratchNames.fresh("database", prefix);
         execute(jdbcUrl, "CREATE DATABASE " + name + " CHARACTER SET utf8mb4");
         return new Database(this, name);
     }
 
     @Override
     public String toString() {
-        return "TestMariaDb[" + origin + " " + jdbcUrl.replaceAll("password=[^&]*", "password=***") + "]";
+        return "TestMariaDb[" + origin + " " + ScratchNames.redacted(jdbcUrl) + "]";
     }
 
     private static TestMariaDb find() {

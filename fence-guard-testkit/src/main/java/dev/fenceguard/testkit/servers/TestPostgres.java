@@ -4,8 +4,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
-import java.util.Locale;
-import java.util.UUID;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -108,10 +106,7 @@ public final class TestPostgres {
      * @param prefix lower-case letters, digits and underscores, at most 20 characters
      */
     public Schema newSchema(String prefix) {
-        if (!prefix.matches("[a-z0-9_]{1,20}")) {
-            throw new IllegalArgumentException("schema prefix must be 1-20 of [a-z0-9_], was '" + prefix + "'");
-        }
-        String name = "fg_" + prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
+        String name = ScratchNames.fresh("schema", prefix);
         execute("CREATE SCHEMA " + name);
         return new Schema(this, name);
     }
@@ -126,7 +121,7 @@ public final class TestPostgres {
 
     @Override
     public String toString() {
-        return "TestPostgres[" + origin + " " + jdbcUrl.replaceAll("password=[^&]*", "password=***") + "]";
+        return "TestPostgres[" + origin + " " + ScratchNames.redacted(jdbcUrl) + "]";
     }
 
     private static TestPostgres find() {

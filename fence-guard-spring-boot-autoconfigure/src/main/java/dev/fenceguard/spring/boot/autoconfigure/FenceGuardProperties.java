@@ -63,7 +63,7 @@ public class FenceGuardProperties implements Validator {
     public enum JdbcDatabase {
         /** PostgreSQL. */
         POSTGRESQL,
-        /** MariaDB 10.5+, through MariaDB Connector/J or MySQL Connector/J. */
+        /** MariaDB 10.5+ (tested on 10.11), through MariaDB Connector/J or MySQL Connector/J. */
         MARIADB,
         /** MySQL 8.0.19+. */
         MYSQL
@@ -82,6 +82,8 @@ public class FenceGuardProperties implements Validator {
     private final Metrics metrics = new Metrics();
     private final Observations observations = new Observations();
     private final Annotation annotation = new Annotation();
+    private final SpringIntegration springIntegration = new SpringIntegration();
+    private final Shedlock shedlock = new Shedlock();
 
     public Backend getBackend() {
         return backend;
@@ -155,11 +157,21 @@ public class FenceGuardProperties implements Validator {
         return annotation;
     }
 
+    public SpringIntegration getSpringIntegration() {
+        return springIntegration;
+    }
+
+    public Shedlock getShedlock() {
+        return shedlock;
+    }
+
     /** Settings of the lock backend over the application's DataSource (PostgreSQL, MariaDB or MySQL). */
     public static class Jdbc {
         /**
-         * The database the DataSource is to; asked of one of its connections at startup when unset (set it
-         * to start while the database is down, or to use MYSQL's backend on MariaDB).
+         * The database the DataSource is to; asked of one of its connections at startup when unset. Set it
+         * to start while the database is down: it chooses the lock table's migration and default schema, and
+         * the lock backend is then built on its first call by fence-guard-jdbc's entry, which asks the
+         * database itself (so it cannot make MariaDB run MySQL's backend).
          */
         private JdbcDatabase database;
         /**
@@ -304,6 +316,33 @@ public class FenceGuardProperties implements Validator {
         }
     }
 
+    /** fence-guard-spring-integration's lock registry (needs it and spring-integration-core on the class path). */
+    public static class SpringIntegration {
+        /**
+         * Whether the application's LockRegistry is a FencedLockRegistry over the lock client (unless the
+         * application defines a LockRegistry of its own).
+         */
+        private boolean enabled;
+        /** TTL of the registry's leases taken without one; when unset, fence-guard.default-ttl. */
+        private Duration ttl;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getTtl() {
+            return ttl;
+        }
+
+        public void setTtl(Duration ttl) {
+            this.ttl = ttl;
+        }
+    }
+
     /** The @FencedLock annotation. */
     public static class Annotation {
         /** Whether methods annotated with @FencedLock run under the lock. */
@@ -332,6 +371,24 @@ public class FenceGuardProperties implements Validator {
         }
     }
 
+    /** ShedLock: the fenced LockProvider of fence-guard-shedlock. */
+    public static class Shedlock {
+        /**
+         * Whether to make fence-guard-shedlock's FencedLockProvider the application's ShedLock LockProvider,
+         * over the lock client. Needs ShedLock and fence-guard-shedlock on the class path; a LockProvider
+         * the application defines itself is kept (and a warning says so).
+         */
+        private boolean enabled = false;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
     @Override
     public boolean supports(Class<?> type) {
         return FenceGuardProperties.class.isAssignableFrom(type);
@@ -349,6 +406,7 @@ public class FenceGuardProperties implements Validator {
         check(errors, "jdbc.table", p.jdbc.table, v -> SqlIdentifiers.require("table", v));
         check(errors, "redis.call-timeout", p.redis.callTimeout, FenceGuardProperties::positive);
         check(errors, "firestore.call-timeout", p.firestore.callTimeout, FenceGuardProperties::positive);
+        check(errors, "spring-integration.ttl", p.springIntegration.ttl, v -> Checks.ttl(v, "Spring Integration lock registry"));
         if (p.fenceStrategy != null && p.backend == Backend.FIRESTORE) {
             errors.rejectValue("fenceStrategy", "fence-guard.unsupported", "Firestore has no fence strategy to choose (its documents"
                     + " are never deleted); remove fence-guard.fence-strategy");
