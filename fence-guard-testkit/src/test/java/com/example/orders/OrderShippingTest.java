@@ -1,3 +1,4 @@
+// fence-guard-testkit/README.md: runnable example (begin)
 package com.example.orders;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -97,3 +98,4 @@ class OrderShippingTest {
         assertThat(shipping.ship("42", List.of("p1", "p2", "p3"))).as("60 s of work on a 30 s lease").isEqualTo(3);
     }
 }
+// fence-guard-testkit/README.md: runnable example (end)

@@ -14,10 +14,11 @@ import java.util.stream.Stream;
 /**
  * Finds the code samples of the project's documents and the marked regions of the sources that run them.
  *
- * <p>A sample is a {@code ```java} block of README.md or docs/*.md, or a {@code <pre>} block in the Javadoc
- * of a published module's main sources. A region is the text between {@code // <document>: <name> (begin)}
- * and {@code // <document>: <name> (end)} in a source under {@link #SAMPLE_ROOTS}, where the document is
- * {@code README.md}, {@code docs/x.md} or a Javadoc'd source's path below {@code src/main/java}. A sample
+ * <p>A sample is a {@code ```java} block of README.md, docs/*.md or a module's README.md, or a {@code <pre>}
+ * block in the Javadoc of a published module's main sources. A region is the text between
+ * {@code // <document>: <name> (begin)} and {@code // <document>: <name> (end)} in a source under
+ * {@link #SAMPLE_ROOTS}, where the document is {@code README.md}, {@code docs/x.md}, a module's
+ * {@code fence-guard-x/README.md} or a Javadoc'd source's path below {@code src/main/java}. A sample
  * that is not Java meant to compile says so on the line above it: {@code <!-- not compiled: reason -->}.
  */
 final class Samples {
@@ -27,9 +28,13 @@ final class Samples {
     /** The repository root: the examples module's tests run in {@code examples/}. */
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
-    /** Where the sources that hold regions are: compiled and run by these modules' tests. */
+    /**
+     * Where the sources that hold regions are: compiled and run by these modules' tests. The testkit's
+     * tests are here for the one sample that is a whole file ({@code com/example/orders/OrderShippingTest.java},
+     * shown by the testkit's README, whose first and last lines are its markers).
+     */
     static final List<String> SAMPLE_ROOTS = List.of("examples/src/main/java", "examples/src/test/java",
-            "examples-spring-boot/src/main/java", "examples-spring-boot/src/test/java");
+            "examples-spring-boot/src/main/java", "examples-spring-boot/src/test/java", "fence-guard-testkit/src/test/java");
 
     /** One sample: where it is (document and 1-based line of its opening fence) and its code. */
     record Sample(String document, int line, String code, boolean compiled) {
@@ -54,15 +59,16 @@ final class Samples {
     private static final Pattern FENCE_CLOSE = Pattern.compile("^\\s*```\\s*$");
     private static final Pattern MARKER = Pattern.compile("^\\s*// (\\S+): (.+) \\((begin|end)\\)\\s*$");
 
-    /** The {@code ```java} blocks of README.md and docs/*.md. */
+    /**
+     * The {@code ```java} blocks of README.md, docs/*.md and every module's README.md (a folder with a
+     * pom.xml); the document is the path from the repository root, e.g. {@code fence-guard-testkit/README.md}.
+     */
     static List<Sample> markdownSamples() {
         List<Path> docs = new ArrayList<>();
         docs.add(ROOT.resolve("README.md"));
-        try (Stream<Path> files = Files.list(ROOT.resolve("docs"))) {
-            files.filter(p -> p.toString().endsWith(".md")).sorted().forEach(docs::add);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        list(ROOT.resolve("docs")).stream().filter(p -> p.toString().endsWith(".md")).forEach(docs::add);
+        list(ROOT).stream().filter(m -> Files.exists(m.resolve("pom.xml"))).map(m -> m.resolve("README.md"))
+                .filter(Files::exists).forEach(docs::add);
         List<Sample> samples = new ArrayList<>();
         for (Path doc : docs) {
             List<String> lines = lines(doc);
@@ -104,9 +110,14 @@ final class Samples {
     }
 
     static List<Path> publishedMainSourceRoots() {
-        try (Stream<Path> modules = Files.list(ROOT)) {
-            return modules.map(m -> m.resolve("src/main/java")).filter(m -> Files.exists(m.resolve("module-info.java")))
-                    .sorted().toList();
+        return list(ROOT).stream().map(m -> m.resolve("src/main/java")).filter(m -> Files.exists(m.resolve("module-info.java")))
+                .toList();
+    }
+
+    /** The entries of {@code dir}, sorted. */
+    private static List<Path> list(Path dir) {
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.sorted().toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -14,11 +14,12 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every code sample of README.md, docs/*.md and the published Javadoc is code that compiles and runs:
- * it is, word for word (up to indentation), in a marked region of a source that the examples' tests
- * run. How to add one: put the code in a class under {@code examples/src/test/java/.../examples/docs/}
- * (or the examples' main sources) between {@code // docs/x.md: <name> (begin)} and
- * {@code // docs/x.md: <name> (end)}, and call it from a test of that package.
+ * Every code sample of README.md, docs/*.md, the modules' READMEs and the published Javadoc is code that
+ * compiles and runs: it is, word for word (up to indentation), in a marked region of a source that the
+ * examples' tests run (or, for the testkit README's runnable example, the testkit's). How to add one:
+ * put the code in a class under {@code examples/src/test/java/.../examples/docs/} (or the examples' main
+ * sources) between {@code // docs/x.md: <name> (begin)} and {@code // docs/x.md: <name> (end)}, and call
+ * it from a test of that package.
  *
  * <p>Javadoc samples are checked here rather than turned into {@code {@snippet class=... region=...}}: a
  * snippet's text lives outside the source, so a reader of the source or of an IDE's hover sees only the
