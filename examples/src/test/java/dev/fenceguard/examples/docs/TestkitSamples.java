@@ -18,7 +18,6 @@ import dev.fenceguard.testkit.ZombieStorm;
 import dev.fenceguard.testkit.servers.RedisServers;
 import dev.fenceguard.testkit.servers.TcpProxy;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -130,11 +129,10 @@ final class TestkitSamples {
         // dev/fenceguard/testkit/servers/TcpProxy.java: proxy (begin)
         try (TcpProxy proxy = TcpProxy.start("127.0.0.1", redisServer.port())) {
             RedisClient client = RedisClient.create("redis://127.0.0.1:" + proxy.port());
-            StatefulRedisConnection<String, String> connection = client.connect();
-            connection.sync().set("k", "v");
-            proxy.cutConnections();            // in-flight commands fail; the client reconnects through the proxy
+            client.connect().sync().set("k", "v");
+            proxy.cutConnections();            // every open connection drops: commands in flight, or sent before the client notices, fail
             proxy.delay(Duration.ofMillis(200)); // every chunk now arrives 200 ms late, in both directions
-            String v = connection.sync().get("k");   // after 400 ms or more
+            String v = client.connect().sync().get("k");   // a new connection through the proxy: 400 ms or more per round trip
             proxy.delay(Duration.ZERO);
             client.shutdown();
         }
