@@ -10,7 +10,7 @@ import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.jooq.internal.Dialects;
 import dev.fenceguard.jooq.internal.FencedStatements;
 import dev.fenceguard.jooq.internal.FencingDialect;
-import dev.fenceguard.jooq.internal.Horizon;
+import dev.fenceguard.core.internal.Horizon;
 import dev.fenceguard.jooq.internal.MySqlFencing;
 import dev.fenceguard.jooq.internal.PostgresFencing;
 import dev.fenceguard.jooq.internal.WriteTarget;
@@ -120,7 +120,7 @@ public final class FencedTable {
      * @since 0.1
      */
     public Duration clockMargin() {
-        return horizon == null ? Builder.DEFAULT_CLOCK_MARGIN : horizon.margin();
+        return horizon == null ? Horizon.DEFAULT_MARGIN : horizon.margin();
     }
 
     /**
@@ -266,12 +266,9 @@ public final class FencedTable {
         private LockMetrics metrics;
         private LockObservations observations = LockObservations.none();
         private Duration horizon;
-        private Duration clockMargin = DEFAULT_CLOCK_MARGIN;
+        private Duration clockMargin = Horizon.DEFAULT_MARGIN;
         private boolean clockMarginSet;
         private boolean plain;
-
-        /** The clock margin when none is set: 5 minutes. */
-        static final Duration DEFAULT_CLOCK_MARGIN = Duration.ofMinutes(5);
 
         private Builder(Table<?> table, Field<?> key, Field<?> fence) {
             this.table = table;
@@ -416,11 +413,7 @@ public final class FencedTable {
          * @since 0.1
          */
         public Builder withHorizon(Duration horizon) {
-            Objects.requireNonNull(horizon, "horizon");
-            if (horizon.compareTo(Duration.ofSeconds(1)) < 0 || horizon.compareTo(Duration.ofDays(3650)) > 0) {
-                throw new IllegalArgumentException("horizon must be between 1 s and 3650 days, was " + horizon);
-            }
-            this.horizon = horizon;
+            this.horizon = Horizon.checkAge(horizon);
             return this;
         }
 
@@ -436,11 +429,7 @@ public final class FencedTable {
          * @since 0.1
          */
         public Builder withClockMargin(Duration clockMargin) {
-            Objects.requireNonNull(clockMargin, "clockMargin");
-            if (clockMargin.isNegative() || clockMargin.compareTo(Duration.ofDays(1)) > 0) {
-                throw new IllegalArgumentException("clockMargin must be between 0 and 1 day, was " + clockMargin);
-            }
-            this.clockMargin = clockMargin;
+            this.clockMargin = Horizon.checkMargin(clockMargin);
             this.clockMarginSet = true;
             return this;
         }

@@ -1,5 +1,7 @@
 package dev.fenceguard.jooq;
 
+import dev.fenceguard.core.Purge;
+import dev.fenceguard.core.PurgeResult;
 import static dev.fenceguard.jooq.internal.FencedStatements.FIRST_VALUE;
 
 import dev.fenceguard.core.ErrorCode;

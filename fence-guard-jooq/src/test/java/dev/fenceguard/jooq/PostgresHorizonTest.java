@@ -1,5 +1,7 @@
 package dev.fenceguard.jooq;
 
+import dev.fenceguard.core.Purge;
+import dev.fenceguard.core.PurgeResult;
 import static dev.fenceguard.jooq.HorizonFixture.MINUTE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

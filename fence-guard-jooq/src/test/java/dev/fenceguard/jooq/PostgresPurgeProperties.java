@@ -1,5 +1,6 @@
 package dev.fenceguard.jooq;
 
+import dev.fenceguard.core.Purge;
 import static dev.fenceguard.jooq.HorizonFixture.MINUTE;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,8 +1,8 @@
 package dev.fenceguard.examples.docs;
 
 import dev.fenceguard.jooq.FencedTable;
-import dev.fenceguard.jooq.Purge;
-import dev.fenceguard.jooq.PurgeResult;
+import dev.fenceguard.core.Purge;
+import dev.fenceguard.core.PurgeResult;
 import java.time.Duration;
 import javax.sql.DataSource;
 
@@ -25,11 +25,11 @@ final class PurgeSamples {
 
     /** Purges {@code orders} in batches of 500, once more from where the first purge stopped if it did. */
     static void resume(FencedTable orders, DataSource dataSource) {
-        // dev/fenceguard/jooq/Purge.java: resume (begin)
+        // dev/fenceguard/core/Purge.java: resume (begin)
         PurgeResult first = orders.on(dataSource).purge(Purge.ofDefaults().withBatchSize(500));
         if (!first.complete()) {   // stopped at its time bound: go on from where it stopped
             orders.on(dataSource).purge(Purge.ofDefaults().withBatchSize(500).withStartAfter(first.resumeAfter().orElseThrow()));
         }
-        // dev/fenceguard/jooq/Purge.java: resume (end)
+        // dev/fenceguard/core/Purge.java: resume (end)
     }
 }

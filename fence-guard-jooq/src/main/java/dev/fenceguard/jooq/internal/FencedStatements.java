@@ -1,5 +1,6 @@
 package dev.fenceguard.jooq.internal;
 
+import dev.fenceguard.core.internal.Horizon;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.spi.WriteRule;

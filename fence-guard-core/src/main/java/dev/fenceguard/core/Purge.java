@@ -1,12 +1,16 @@
-package dev.fenceguard.jooq;
+package dev.fenceguard.core;
 
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * How one {@link FencedWriter#purge} runs: how many tombstones each batch may remove, how long the purge
- * may keep starting batches, and the key it starts after. Immutable; each {@code with…} returns a copy.
+ * How one purge of fence records runs: how many records each batch may remove, how long the purge may
+ * keep starting batches, and the position it starts after. Immutable; each {@code with…} returns a copy.
+ *
+ * <p>One type for every store's purge ({@code FencedWriter.purge} in fence-guard-jooq, and the other
+ * stores' purges as they come; docs/fence-lifecycle.md): what a purge may remove is decided by the
+ * store's horizon rule, never by these settings, which only bound the work.
  *
  * <pre>{@code
  * PurgeResult first = orders.on(dataSource).purge(Purge.ofDefaults().withBatchSize(500));
@@ -19,7 +23,7 @@ import java.util.Optional;
  */
 public final class Purge {
 
-    /** The most tombstones one batch may remove. */
+    /** The most records one batch may remove. */
     public static final int MAX_BATCH_SIZE = 100_000;
 
     private static final Purge DEFAULTS = new Purge(1_000, Duration.ofSeconds(10), null);
@@ -40,8 +44,8 @@ public final class Purge {
     }
 
     /**
-     * At most {@code batchSize} tombstones per batch; each batch is one statement (one transaction on a
-     * {@code DataSource}), and a purge ends when a batch finds fewer.
+     * At most {@code batchSize} records per batch; each batch is one atomic step on the store (on SQL one
+     * statement, one transaction on a {@code DataSource}), and a purge ends when a batch finds fewer.
      *
      * @throws IllegalArgumentException if {@code batchSize} is not between 1 and {@value #MAX_BATCH_SIZE}
      */
@@ -68,8 +72,8 @@ public final class Purge {
     }
 
     /**
-     * Starts after {@code key} in key order: {@link PurgeResult#resumeAfter()} of a purge that stopped at
-     * its time bound. The key is converted to the key column's type when the purge runs.
+     * Starts after {@code key} in the store's order: {@link PurgeResult#resumeAfter()} of a purge that
+     * stopped at its time bound. On SQL the key is converted to the key column's type when the purge runs.
      *
      * @throws NullPointerException if {@code key} is null
      */
@@ -77,7 +81,7 @@ public final class Purge {
         return new Purge(batchSize, maxDuration, Objects.requireNonNull(key, "key"));
     }
 
-    /** The most tombstones one batch removes. */
+    /** The most records one batch removes. */
     public int batchSize() {
         return batchSize;
     }

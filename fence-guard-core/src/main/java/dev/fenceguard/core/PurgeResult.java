@@ -1,12 +1,12 @@
-package dev.fenceguard.jooq;
+package dev.fenceguard.core;
 
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What one {@link FencedWriter#purge} did.
+ * What one purge of fence records did (see {@link Purge}).
  *
- * @param removed tombstones removed
+ * @param removed records removed
  * @param batches batches run
  * @param complete whether it went through to the last key; false if it stopped at its time bound
  * @param resumeAfter when not complete, the key to start the next purge after
