@@ -71,7 +71,7 @@ import java.util.concurrent.CompletionStage;
  *
  * @since 0.1
  */
-public final class FirestoreLockBackend implements LockBackend {
+public final class FirestoreLockBackend extends KeyedStore implements LockBackend {
 
     static final String KEY = "key";
     static final String FENCE = "fence";
@@ -81,20 +81,8 @@ public final class FirestoreLockBackend implements LockBackend {
     /** The id of the document warm-ups read: lock documents' ids start with {@code k} or {@code h}, so no lock key maps to it. */
     static final String WARM_UP_ID = "warm-up";
 
-    private final KeyedDocuments documents;
-
     FirestoreLockBackend(KeyedDocuments documents) {
-        this.documents = documents;
-    }
-
-    @Override
-    public String name() {
-        return "firestore";
-    }
-
-    /** The document that holds {@code key}'s lock (for operators). */
-    public DocumentReference documentOf(String key) {
-        return documents.documentOf(key);
+        super(documents);
     }
 
     @Override
@@ -169,7 +157,6 @@ public final class FirestoreLockBackend implements LockBackend {
         return documents.collection().document(WARM_UP_ID);
     }
 
-
     /** Held by anyone at server time {@code now}: strictly before the expiry. */
     private static boolean live(DocumentSnapshot s, long now) {
         Long expires = s.exists() ? s.getLong(EXPIRES) : null;
@@ -182,8 +169,4 @@ public final class FirestoreLockBackend implements LockBackend {
         return expires != null && lockId.value().equals(s.getString(LOCK_ID)) && now < expires;
     }
 
-    @Override
-    public String toString() {
-        return "FirestoreLockBackend[" + documents + "]";
-    }
 }
