@@ -110,7 +110,11 @@ public final class WarmUps {
 
     private static final String WARM_UP = "warm-up";
 
-    /** The pattern switch of {@link #outcomes()}; 1 for each of the three kinds. */
+    /**
+     * The pattern switch of {@link #outcomes()}; 1 for each of the three kinds. The one pattern switch
+     * over outcomes in fence-guard's main code, on purpose: it is run only here, at warm-up, to bootstrap
+     * the JDK's machinery that users' own switches need.
+     */
     private static int kind(WriteOutcome outcome) {
         return switch (outcome) {
             case WriteOutcome.Applied a -> 1;
