@@ -6,6 +6,7 @@ import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.firestore.internal.DocumentRule;
 import dev.fenceguard.firestore.internal.DocumentRule.Op;
 import dev.fenceguard.firestore.internal.DocumentRule.Plan;
@@ -72,6 +73,7 @@ public final class AsyncFencedFirestore {
      * @since 0.1
      */
     public CompletionStage<Void> warmUp() {
+        WarmUps.outcomes();
         return firestore.warmUp(warmUpDocument, timeout);
     }
 

@@ -8,6 +8,7 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.internal.ClockFloor;
+import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
@@ -172,13 +173,10 @@ final class MariaDbLockBackend implements LockBackend {
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {
         return calls.submit(null, "warm-up on " + table, timeout, BoundedJdbc.rolledBack((c, left) -> {
-            LockId holder = LockId.random();
-            Duration ttl = Duration.ofSeconds(1);
-            return acquire(c, left, WARM_UP_KEY, "", holder, ttl).isPresent()
-                    & acquire(c, left, WARM_UP_KEY, "", LockId.random(), ttl).isEmpty()
-                    & extend(c, left, WARM_UP_KEY, holder, ttl).isPresent()
-                    & lookup(c, left, WARM_UP_KEY).isPresent()
-                    & release(c, left, WARM_UP_KEY, holder);
+            return WarmUps.everyLockPath((holder, ttl) -> acquire(c, left, WARM_UP_KEY, "", holder, ttl).isPresent(),
+                    (holder, ttl) -> extend(c, left, WARM_UP_KEY, holder, ttl).isPresent(),
+                    (holder, ttl) -> lookup(c, left, WARM_UP_KEY).isPresent(),
+                    (holder, ttl) -> release(c, left, WARM_UP_KEY, holder));
         })).thenApply(allRan -> null);
     }
 

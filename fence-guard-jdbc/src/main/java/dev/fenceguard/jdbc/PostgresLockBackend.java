@@ -14,6 +14,7 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.internal.ClockFloor;
+import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
@@ -178,8 +179,6 @@ final class PostgresLockBackend implements LockBackend {
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {
         return calls.submit(null, "warm-up on " + table, timeout, BoundedJdbc.rolledBack((c, left) -> {
-            LockId holder = LockId.random();
-            Duration ttl = Duration.ofSeconds(1);
             // One answer that takes the server a moment, so that this thread waits on the socket once:
             // on a virtual thread (the default executor) the first such wait of the process starts the
             // JDK's I/O poller (several ms), which the first real call paid when the warm-up's own
@@ -187,12 +186,10 @@ final class PostgresLockBackend implements LockBackend {
             try (Statement st = c.createStatement()) {
                 st.execute("SELECT pg_sleep(0.005)");
             }
-            boolean allRan = acquireWork(WARM_UP_KEY, holder, ttl).apply(c, left).isPresent()
-                    & acquireWork(WARM_UP_KEY, LockId.random(), ttl).apply(c, left).isEmpty()
-                    & extendWork(WARM_UP_KEY, holder, ttl).apply(c, left).isPresent()
-                    & lookupWork(WARM_UP_KEY, WARM_UP_LOCK_KEY).apply(c, left).isPresent()
-                    & releaseWork(WARM_UP_KEY, holder).apply(c, left);
-            return allRan;
+            return WarmUps.everyLockPath((holder, ttl) -> acquireWork(WARM_UP_KEY, holder, ttl).apply(c, left).isPresent(),
+                    (holder, ttl) -> extendWork(WARM_UP_KEY, holder, ttl).apply(c, left).isPresent(),
+                    (holder, ttl) -> lookupWork(WARM_UP_KEY, WARM_UP_LOCK_KEY).apply(c, left).isPresent(),
+                    (holder, ttl) -> releaseWork(WARM_UP_KEY, holder).apply(c, left));
         })).thenApply(allRan -> null);
     }
 

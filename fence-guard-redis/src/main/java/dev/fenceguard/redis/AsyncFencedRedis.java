@@ -238,6 +238,7 @@ public final class AsyncFencedRedis {
      */
     public CompletionStage<Void> warmUp() {
         RedisKeys.fillSlotTags();
+        WarmUps.outcomes();
         String key = checkKey(WARM_UP_KEY); // the checks of every write, on a key no key space of fence-guard's holds
         // The scripts loaded once, then the set path run in rounds, as LockClient.warmUp does (WarmUps.ROUNDS).
         CompletableFuture<Void> call = WarmUps.rounds(redis.load(null, SET, HSET, DEL, CLAIM, WARM_UP_SET),
