@@ -53,14 +53,16 @@ import net.jqwik.api.Tuple;
  *
  * <pre>{@code
  * class OrderPurgeProperties extends FencePurgeProperties {
- *     protected Duration horizon() { return Duration.ofHours(1); }          // as the store was built
- *     protected Instant storeClock() { return db.now(); }                    // the store's clock, not the JVM's
- *     protected WriteOutcome write(String key, FenceToken f, Pause p) { return orders.upsert(key, f, ..); }
- *     protected WriteOutcome delete(String key, FenceToken f, Pause p) { return orders.delete(key, f); }
- *     protected WriteOutcome claim(String key, FenceToken f, Pause p) { return orders.claim(key, f); }
- *     protected void purge(Pause p) { orders.purge(Purge.ofDefaults()); }   // through to its end
+ *     protected Duration horizon() { return Duration.ofHours(1); }                  // as ORDERS was built
+ *     protected Instant storeClock() { return db.clock(); }                          // SELECT clock_timestamp(): the store's clock
+ *     protected WriteOutcome write(String key, FenceToken f, Pause p) {
+ *         return ORDERS.on(db.dataSource()).upsert(key, f, Assignments.of("status", "paid"));
+ *     }
+ *     protected WriteOutcome delete(String key, FenceToken f, Pause p) { return ORDERS.on(db.dataSource()).delete(key, f); }
+ *     protected WriteOutcome claim(String key, FenceToken f, Pause p) { return ORDERS.on(db.dataSource()).claim(key, f); }
+ *     protected void purge(Pause p) { db.purgeToTheEnd(ORDERS); }                   // resumed from its cursor until complete
  *     protected Optional<FenceRecord> record(String key) { return db.fenceRecord(key); }
- *     protected void plant(String key, FenceRecord r) { db.insertDirectly(key, r.fence(), r.live()); }
+ *     protected void plant(String key, FenceRecord r) { db.insertDirectly(key, r); } // an old record, as a write long ago left it
  * }
  * }</pre>
  *
