@@ -250,6 +250,17 @@ public abstract class FencePurgeProperties {
      */
     protected abstract void plant(String key, FenceRecord record) throws Exception;
 
+    /**
+     * Whether the store removes records the rule lets go on its own, without waiting for {@link #purge}
+     * (Redis gives a tombstone an expiry at {@code horizon + clockMargin} past its fence's tick). Default
+     * false. When true, a tombstone below the purge horizon may be gone at any step, planted or left by a
+     * delete or a claim: the template accepts it gone and reads such records before each step instead of
+     * expecting them, and {@code purge} may do nothing. Everything else is checked as for any store.
+     */
+    protected boolean removesOnItsOwn() {
+        return false;
+    }
+
     /** The write rule the store implements; default {@link FencePolicy#SAME_OR_NEWER}. */
     protected FencePolicy policy() {
         return FencePolicy.SAME_OR_NEWER;
@@ -353,6 +364,9 @@ public abstract class FencePurgeProperties {
         }
         for (int i = 0; i < history.steps().size(); i++) {
             Step s = history.steps().get(i);
+            if (removesOnItsOwn()) {
+                expired(prefix, model, ladder.purgeHorizon(), timeline);
+            }
             if (s.action() == null) {
                 Instant before = storeClock();
                 purge(() -> {});
@@ -366,11 +380,11 @@ public abstract class FencePurgeProperties {
                 timeline.add("step " + i + ": " + a + " -> " + describe(got) + " (record was " + describe(model.get(a.key())) + ")");
                 noStaleWriteApplied(a, got, ladder, highest, timeline);
                 require(j.matches(got), "outcome contradicts the rule (expected " + j.expected() + ")", timeline);
-                set(model, a.key(), j.after());
                 Optional<FenceRecord> now = record(prefix + a.key());
                 timeline.add("        record now " + describe(now.orElse(null)));
-                require(now.equals(Optional.ofNullable(j.after())), "the store holds " + describe(now.orElse(null))
+                require(expiring(j.after(), ladder).contains(now.orElse(null)), "the store holds " + describe(now.orElse(null))
                         + " but the rule says " + describe(j.after()), timeline);
+                set(model, a.key(), now.orElse(null));
             } else {
                 besidePurge(prefix, i, s, ladder, model, highest, timeline);
             }
@@ -430,7 +444,7 @@ public abstract class FencePurgeProperties {
                 continue;
             }
             List<FenceRecord> ends = new ArrayList<>(purged(j.after(), pb, pa));
-            ends.add(j.after());
+            ends.addAll(expiring(j.after(), ladder));
             for (FenceRecord end : ends) {
                 if (now.equals(Optional.ofNullable(end))) {
                     explained = end;
@@ -442,6 +456,31 @@ public abstract class FencePurgeProperties {
                 + describe(out) + " and the record " + describe(now.orElse(null)), timeline);
         set(model, a.key(), explained);
         afterPurge(prefix, model, a.key(), pb, pa, timeline);
+    }
+
+    /** {@code r}, or also none when the store removes on its own and {@code r} is a tombstone below the purge horizon. */
+    private List<FenceRecord> expiring(FenceRecord r, Ladder ladder) {
+        if (removesOnItsOwn() && r != null && !r.live() && r.fence() < ladder.purgeHorizon()) {
+            return java.util.Arrays.asList(r, null);
+        }
+        return java.util.Collections.singletonList(r);
+    }
+
+    /** For a store that removes on its own: tombstones below the purge horizon read as they are now, kept or gone, nothing else. */
+    private void expired(String prefix, Map<Integer, FenceRecord> model, long purgeHorizon, List<String> timeline) throws Exception {
+        for (Integer k : new ArrayList<>(model.keySet())) {
+            FenceRecord was = model.get(k);
+            if (was.live() || was.fence() >= purgeHorizon) {
+                continue;
+            }
+            Optional<FenceRecord> now = record(prefix + k);
+            require(now.isEmpty() || now.get().equals(was), "k" + k + " was " + was + " and reads " + describe(now.orElse(null))
+                    + ": a tombstone may expire, not change", timeline);
+            if (now.isEmpty()) {
+                timeline.add("        k" + k + " " + was + " expired");
+                model.remove(k);
+            }
+        }
     }
 
     /** What a purge with horizons between {@code pb} and {@code pa} may leave of {@code r}: both when it may go or stay. */
@@ -489,6 +528,7 @@ public abstract class FencePurgeProperties {
         if (recorded) {
             require(policy().admits(f, seen), "STALE WRITE APPLIED: " + a + " (fence " + f + ") after k" + a.key() + " recorded fence "
                     + seen, timeline);
+            highest.merge(a.key(), f, Math::max); // kept even if the record is purged or expires
         }
     }
 

@@ -68,7 +68,7 @@ class FencePurgeTemplateTest {
                 }
                 boolean keepsLive = claim ? r != null && r.live() : live;
                 out[0] = claim && !keepsLive ? new WriteOutcome.NotFound(k) : new WriteOutcome.Applied(k, f);
-                return new FenceRecord(f, keepsLive);
+                return expiresAtOnce(f, keepsLive) ? null : new FenceRecord(f, keepsLive);
             });
             return out[0];
         }
@@ -96,6 +96,11 @@ class FencePurgeTemplateTest {
         @Override
         protected void plant(String key, FenceRecord record) {
             records.put(key, record);
+        }
+
+        /** Whether a record written now is gone at once (a store whose old tombstones expire on their own); default false. */
+        boolean expiresAtOnce(long fence, boolean live) {
+            return false;
         }
 
         /** Keys whose record the purge selects: tombstones below {@code tick(now - ago)}. */
@@ -160,6 +165,29 @@ class FencePurgeTemplateTest {
         }
     }
 
+    /** Correct, and Redis-like: a tombstone below the purge horizon expires on its own (here: when planted); purge does nothing. */
+    static class ExpiringStore extends MapStore {
+        @Override
+        protected boolean removesOnItsOwn() {
+            return true;
+        }
+
+        @Override
+        boolean expiresAtOnce(long fence, boolean live) {
+            return !live && fence < tickAgo(horizon().plus(clockMargin())); // its expiry, horizon + margin past its tick, has passed
+        }
+
+        @Override
+        protected void plant(String key, FenceRecord record) {
+            if (!expiresAtOnce(record.fence(), record.live())) {
+                records.put(key, record);
+            }
+        }
+
+        @Override
+        protected void purge(Pause pause) {}
+    }
+
     private static EngineExecutionResults run(Class<?> fixture) {
         return EngineTestKit.engine("jqwik").selectors(selectClass(fixture)).execute();
     }
@@ -178,11 +206,18 @@ class FencePurgeTemplateTest {
     }
 
     @Test
+    void aStoreWhoseOldTombstonesExpireOnTheirOwnPasses() {
+        run(ExpiringStore.class).testEvents().assertStatistics(s -> s.started(2).failed(0));
+    }
+
+    @Test
     void aPurgeThatDoesNotCheckAgainFailsOnEveryRunWhenAWriteRaisesItsTombstone() {
         EngineExecutionResults results = run(NoRecheckPurge.class);
         assertThat(failureOf(results, "knownRaces").getMessage()).contains("no order of the")
                 .contains("beside a purge (gated, action first)");
-        results.testEvents().assertStatistics(s -> s.started(2).failed(2));
+        // The known races catch it on every run; a generated history needs a write on a purgeable tombstone's key,
+        // let go first beside a purge, which 60 tries do not always draw (about 1 run in 8 has none).
+        results.testEvents().assertStatistics(s -> s.started(2));
     }
 
     @Test
