@@ -56,6 +56,9 @@ import javax.sql.DataSource;
  */
 public final class FenceGuardJdbc implements AutoCloseable {
 
+    /** The least bound of one purge batch on the server. */
+    private static final Duration MIN_BATCH_BOUND = Duration.ofSeconds(1);
+
     private final Database database;
     private final LockBackend lockBackend;
     private final PostgresIdempotencyBackend idempotencyBackend;
@@ -139,8 +142,9 @@ public final class FenceGuardJdbc implements AutoCloseable {
      * is taking is skipped, and left for a later purge), deletes them with the condition checked again
      * against each row's newest version, and raises the floor. Stops when a batch finds fewer free rows
      * than the batch size, or when the purge's time bound has passed; then {@link PurgeResult#resumeAfter()}
-     * is the key (a {@code String}) to go on after. Each batch is bounded on the server by the purge's
-     * {@code maxDuration}. Removed rows are counted in {@code fenceguard.purge.removed} ({@code store} the
+     * is the key (a {@code String}) to go on after. Each batch is bounded on the server
+     * ({@code lock_timeout}, {@code statement_timeout}) by the purge's {@code maxDuration}, or 1 second if that
+     * is shorter. Removed rows are counted in {@code fenceguard.purge.removed} ({@code store} the
      * backend's name, {@code kind=lock}) of the entry's {@link Builder#withMetrics metrics}.
      *
      * @return what it removed, and where it stopped
@@ -165,6 +169,8 @@ public final class FenceGuardJdbc implements AutoCloseable {
             throw unsupported("a purge of lock rows");
         }
         long marginMicros = clockMargin.toNanos() / 1_000;
+        // A short time bound still lets one batch run: it bounds when batches start, not the first one's statements.
+        Duration batchBound = purge.maxDuration().compareTo(MIN_BATCH_BOUND) < 0 ? MIN_BATCH_BOUND : purge.maxDuration();
         long began = System.nanoTime();
         long bound = purge.maxDuration().toNanos();
         String cursor = start;
@@ -172,7 +178,7 @@ public final class FenceGuardJdbc implements AutoCloseable {
         int batches = 0;
         while (true) {
             LockRowPurge.Batch batch = Stages.awaitUninterruptibly(rows.purgeBatch(cursor, purge.batchSize(), marginMicros,
-                    purge.maxDuration()));
+                    batchBound));
             batches++;
             removed += batch.removed();
             metrics.purged(rows.name(), "lock", batch.removed());
