@@ -137,25 +137,32 @@ public final class FenceGuardJdbc implements AutoCloseable {
      * table's strategy is switched later. The floor row comes with the lock table's second migration
      * ({@code FenceGuardMigrations}); without it the purge fails ({@code INVALID_ARGUMENT}) and removes nothing.
      *
-     * <p>Runs in batches in key order, each a transaction of its own: the floor row locked, then one
-     * statement that locks candidate rows {@code FOR UPDATE SKIP LOCKED} (a row that an acquisition holds or
-     * is taking is skipped, and left for a later purge), deletes them with the condition checked again
-     * against each row's newest version, and raises the floor. Stops when a batch finds fewer free rows
-     * than the batch size, or when the purge's time bound has passed; then {@link PurgeResult#resumeAfter()}
-     * is the key (a {@code String}) to go on after. Each batch is bounded on the server
-     * ({@code lock_timeout}, {@code statement_timeout}) by the purge's {@code maxDuration}, or 1 second if that
-     * is shorter. Removed rows are counted in {@code fenceguard.purge.removed} ({@code store} the
+     * <p>Runs in batches in key order, each a transaction of its own: the floor row locked, then the candidate
+     * rows locked {@code FOR UPDATE SKIP LOCKED} (a row that an acquisition holds or is taking is skipped, and
+     * left for a later purge), deleted with the condition checked again against each row's newest version,
+     * and the floor raised. On PostgreSQL the last three are one statement; on MariaDB (10.6+) and MySQL
+     * (8.0+) a locking {@code SELECT} and a {@code DELETE} by key, at read committed (repeatable read would
+     * lock every row and gap the scan passes). Stops when a batch finds fewer free rows than the batch size,
+     * or when the purge's time bound has passed; then {@link PurgeResult#resumeAfter()} is the key (a
+     * {@code String}) to go on after. Each batch is bounded by the purge's {@code maxDuration}, or 1 second if
+     * that is shorter: on the server on PostgreSQL and MariaDB ({@code lock_timeout}, {@code statement_timeout};
+     * {@code max_statement_time}, {@code innodb_lock_wait_timeout}), on MySQL by aborting the connection as
+     * for the backend's calls. Removed rows are counted in {@code fenceguard.purge.removed} ({@code store} the
      * backend's name, {@code kind=lock}) of the entry's {@link Builder#withMetrics metrics}.
      *
      * @return what it removed, and where it stopped
      * @throws NullPointerException if {@code purge} is null
      * @throws IllegalArgumentException if the purge's start key is not a {@code String} (before any SQL)
-     * @throws UnsupportedOperationException on MariaDB and MySQL, which have no lock purge yet (before any SQL)
      * @throws dev.fenceguard.core.FenceGuardException mapped from the database's error; {@code INVALID_ARGUMENT}
      *     if the floor row is missing
      * @since 0.1
      */
     public PurgeResult purgeLocks(Purge purge) {
+        return purge((LockRowPurge) lockBackend, purge, clockMargin, metrics);
+    }
+
+    /** {@link #purgeLocks} on {@code rows}: the tests reach the MySQL backend, which no MariaDB server hands out, here. */
+    static PurgeResult purge(LockRowPurge rows, Purge purge, Duration clockMargin, LockMetrics metrics) {
         Objects.requireNonNull(purge, "purge");
         String start = "";
         if (purge.startAfter().isPresent()) {
@@ -164,9 +171,6 @@ public final class FenceGuardJdbc implements AutoCloseable {
                         + "resumeAfter() of an earlier purge), was " + purge.startAfter().get().getClass().getName());
             }
             start = key;
-        }
-        if (!(lockBackend instanceof LockRowPurge rows)) {
-            throw unsupported("a purge of lock rows");
         }
         long marginMicros = clockMargin.toNanos() / 1_000;
         // A short time bound still lets one batch run: it bounds when batches start, not the first one's statements.
@@ -177,8 +181,7 @@ public final class FenceGuardJdbc implements AutoCloseable {
         long removed = 0;
         int batches = 0;
         while (true) {
-            LockRowPurge.Batch batch = Stages.awaitUninterruptibly(rows.purgeBatch(cursor, purge.batchSize(), marginMicros,
-                    batchBound));
+            LockRowPurge.Batch batch = Stages.awaitUninterruptibly(rows.purgeBatch(cursor, purge.batchSize(), marginMicros, batchBound));
             batches++;
             removed += batch.removed();
             metrics.purged(rows.name(), "lock", batch.removed());

@@ -1,5 +1,7 @@
 package dev.fenceguard.jdbc;
 
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -11,6 +13,16 @@ import java.util.concurrent.CompletableFuture;
  * {@link FenceGuardJdbc#purgeLocks} runs the batches, meters them and keeps the cursor.
  */
 interface LockRowPurge {
+
+    /** The floor table, one row per lock table, created by the lock table's second migration (fence-guard-migrations). */
+    String FLOOR_TABLE = "fence_guard_lock_floors";
+
+    /** The failure of a purge that found no floor row for its table: it removed nothing. */
+    static FenceGuardException missingFloor(String table, String tableName) {
+        return new FenceGuardException(ErrorCode.INVALID_ARGUMENT, null, "purge of lock rows on " + table + " needs the row '"
+                + tableName + "' in " + FLOOR_TABLE + " (the lock table's second migration, FenceGuardMigrations, adds it): "
+                + "without it an acquisition could not see what a purge removed; nothing was removed");
+    }
 
     /** The name of the backend's store, for the meter ({@code store} tag). */
     String name();

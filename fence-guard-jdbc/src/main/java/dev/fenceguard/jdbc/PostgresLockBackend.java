@@ -98,7 +98,7 @@ final class PostgresLockBackend implements LockBackend, LockRowPurge {
         String floor = "floor((extract(epoch from clock_timestamp()) * 1000000 - " + ClockFloor.EPOCH_MILLIS * 1000
                 + ") / " + ClockFloor.MICROS_PER_FENCE + ")::bigint";
         this.tableName = b.table();
-        String floors = "\"" + b.schema() + "\".\"" + FLOOR_TABLE + "\"";
+        String floors = "\"" + b.schema() + "\".\"" + LockRowPurge.FLOOR_TABLE + "\"";
         // DENSE: a key without a row starts above the table's floor, the highest fence a purge removed
         // (docs/fence-lifecycle.md, "DENSE fences"). The floor is read only when the key has no row: the
         // row, if there is one, is locked FOR KEY SHARE (so that a purge skips it, or has removed it by the
@@ -304,7 +304,7 @@ final class PostgresLockBackend implements LockBackend, LockRowPurge {
                 ps.setString(3, tableName);
                 try (ResultSet rs = resultAfterBound(ps)) {
                     if (!rs.next()) {
-                        throw missingFloor(table, tableName);
+                        throw LockRowPurge.missingFloor(table, tableName);
                     }
                 }
             }
@@ -325,15 +325,6 @@ final class PostgresLockBackend implements LockBackend, LockRowPurge {
                 }
             }
         }));
-    }
-
-    /** The floor table, one row per lock table, created by fence-guard-migrations' V2 of the lock table. */
-    static final String FLOOR_TABLE = "fence_guard_lock_floors";
-
-    static FenceGuardException missingFloor(String table, String tableName) {
-        return new FenceGuardException(ErrorCode.INVALID_ARGUMENT, null, "purge of lock rows on " + table + " needs the row '"
-                + tableName + "' in " + FLOOR_TABLE + " (the lock table's second migration, FenceGuardMigrations, adds it): "
-                + "without it an acquisition could not see what a purge removed; nothing was removed");
     }
 
     /** The executor the calls run on. */

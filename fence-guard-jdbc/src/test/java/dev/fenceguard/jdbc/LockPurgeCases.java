@@ -60,6 +60,12 @@ abstract class LockPurgeCases {
 
     abstract String storeName();
 
+    /**
+     * Whether every DENSE acquisition reads the floor with a locking read (MariaDB, MySQL), rather than only one
+     * that finds no row (PostgreSQL).
+     */
+    abstract boolean denseAcquisitionsHoldTheFloor();
+
     /** The backend's class on this database. */
     abstract Class<?> backendType();
 
@@ -74,11 +80,36 @@ abstract class LockPurgeCases {
 
     final Recording metrics = new Recording();
 
-    FenceGuardJdbc entry(DataSource ds, String table, FenceStrategy strategy, Duration margin) {
+    /** The lock backend and the purge of one table: an entry's, or for MySQL the MySQL backend's own. */
+    interface Locks extends AutoCloseable {
+        LockBackend lockBackend();
+
+        PurgeResult purgeLocks(Purge purge);
+
+        @Override
+        default void close() {}
+    }
+
+    Locks entry(DataSource ds, String table, FenceStrategy strategy, Duration margin) {
         FenceGuardJdbc jdbc = FenceGuardJdbc.builder(ds).withSchema(schema()).withLockTable(table).withFenceStrategy(strategy)
                 .withClockMargin(margin).withMetrics(metrics).build();
         assertThat(jdbc.lockBackend()).isInstanceOf(backendType());
-        return jdbc;
+        return new Locks() {
+            @Override
+            public LockBackend lockBackend() {
+                return jdbc.lockBackend();
+            }
+
+            @Override
+            public PurgeResult purgeLocks(Purge purge) {
+                return jdbc.purgeLocks(purge);
+            }
+
+            @Override
+            public void close() {
+                jdbc.close();
+            }
+        };
     }
 
     String q(String table) {
@@ -127,7 +158,7 @@ abstract class LockPurgeCases {
                 + "('held-old', " + old + ", 'bbbbbbbbbbbbbbbbbbbbbb', " + clockPlusSeconds(3600) + "), "
                 + "('free-recent', " + recent + ", NULL, NULL), "
                 + "('expired-recent', " + recent + ", 'cccccccccccccccccccccc', " + clockPlusSeconds(-1) + ")");
-        try (FenceGuardJdbc jdbc = entry(ds(), t, FenceStrategy.CLOCK_FLOORED, Duration.ofMinutes(1))) {
+        try (Locks jdbc = entry(ds(), t, FenceStrategy.CLOCK_FLOORED, Duration.ofMinutes(1))) {
             PurgeResult r = jdbc.purgeLocks(Purge.ofDefaults());
 
             assertThat(r).isEqualTo(new PurgeResult(2, 1, true, Optional.empty()));
@@ -142,7 +173,7 @@ abstract class LockPurgeCases {
     @Test
     void denseFoldRemovesEveryFreeRowAndNewRowsStartAboveTheHighestFenceRemoved() throws Exception {
         String t = newTable("dense_fold");
-        try (FenceGuardJdbc jdbc = entry(ds(), t, FenceStrategy.DENSE, Duration.ofMinutes(5))) {
+        try (Locks jdbc = entry(ds(), t, FenceStrategy.DENSE, Duration.ofMinutes(5))) {
             LockBackend locks = jdbc.lockBackend();
             for (int i = 0; i < 3; i++) {
                 acquireAndRelease(locks, "a");
@@ -179,7 +210,7 @@ abstract class LockPurgeCases {
             values.append(i == 0 ? "" : ", ").append("('k").append(String.format("%02d", i)).append("', ").append(i + 1).append(", NULL, NULL)");
         }
         exec("INSERT INTO " + q(t) + " (lock_key, fence, lock_id, expires_at) VALUES " + values);
-        try (FenceGuardJdbc jdbc = entry(ds(), t, FenceStrategy.DENSE, Duration.ofMinutes(5))) {
+        try (Locks jdbc = entry(ds(), t, FenceStrategy.DENSE, Duration.ofMinutes(5))) {
             // A time bound already past when the first batch ends: one batch, then the cursor.
             PurgeResult first = jdbc.purgeLocks(Purge.ofDefaults().withBatchSize(10).withMaxDuration(Duration.ofNanos(1)));
             assertThat(first).isEqualTo(new PurgeResult(10, 1, false, Optional.of("k09")));
@@ -199,7 +230,7 @@ abstract class LockPurgeCases {
         String t = newTable("no_floor");
         exec("INSERT INTO " + q(t) + " (lock_key, fence, lock_id, expires_at) VALUES ('k', 3, NULL, NULL)");
         exec("DELETE FROM " + q(FloorTable.NAME) + " WHERE lock_table = '" + t + "'");
-        try (FenceGuardJdbc jdbc = entry(ds(), t, FenceStrategy.DENSE, Duration.ofMinutes(5))) {
+        try (Locks jdbc = entry(ds(), t, FenceStrategy.DENSE, Duration.ofMinutes(5))) {
             assertThatThrownBy(() -> jdbc.purgeLocks(Purge.ofDefaults()))
                     .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT))
                     .hasMessageContaining("'" + t + "'").hasMessageContaining("fence_guard_lock_floors")
@@ -214,7 +245,7 @@ abstract class LockPurgeCases {
     void badInputIsRefusedBeforeAnyConnectionIsAsked() throws Exception {
         String t = newTable("bad_input");
         AtomicInteger connections = new AtomicInteger();
-        try (FenceGuardJdbc jdbc = entry(CountingConnections.of(ds(), connections), t, FenceStrategy.DENSE, Duration.ofMinutes(5))) {
+        try (Locks jdbc = entry(CountingConnections.of(ds(), connections), t, FenceStrategy.DENSE, Duration.ofMinutes(5))) {
             int afterBuild = connections.get();
             // Tried: no purge, a start key that is not a lock key (a number, the empty string).
             assertThatThrownBy(() -> jdbc.purgeLocks(null)).isInstanceOf(NullPointerException.class).hasMessage("purge");
@@ -238,20 +269,25 @@ abstract class LockPurgeCases {
     /** An acquisition holds the row (done, not committed) when the purge runs: the purge leaves it. */
     void acquisitionHoldingTheRowIsLeft(FenceStrategy strategy) throws Exception {
         String t = newTable("race_hold");
-        try (FenceGuardJdbc plain = entry(ds(), t, strategy, Duration.ZERO)) {
+        try (Locks plain = entry(ds(), t, strategy, Duration.ZERO)) {
             long before = acquireAndRelease(plain.lockBackend(), "k");
             makePurgeable(t, "k", strategy);
             long purgeable = fenceOf(t, "k");
             HeldCommits held = new HeldCommits(ds(), true);
-            try (FenceGuardJdbc acquiring = entry(held.dataSource(), t, strategy, Duration.ZERO)) {
+            try (Locks acquiring = entry(held.dataSource(), t, strategy, Duration.ZERO)) {
                 CompletableFuture<Optional<Grant>> grant = acquiring.lockBackend()
                         .tryAcquire(LockKey.of("k"), LockId.random(), TTL, LONG).toCompletableFuture();
                 assertThat(held.atCommit.await(10, TimeUnit.SECONDS)).isTrue();
 
-                PurgeResult r = plain.purgeLocks(Purge.ofDefaults());
-
-                assertThat(r.removed()).as("the row being taken is skipped").isZero();
+                CompletableFuture<PurgeResult> purge = CompletableFuture.supplyAsync(() -> plain.purgeLocks(Purge.ofDefaults()));
+                if (strategy == FenceStrategy.DENSE && denseAcquisitionsHoldTheFloor()) {
+                    // The acquisition holds the floor FOR SHARE until it commits: the purge waits, then finds the row held.
+                    untilSomeoneWaitsForALock(purge);
+                } else {
+                    assertThat(purge.join().removed()).as("the row being taken is skipped").isZero();
+                }
                 held.release();
+                assertThat(purge.join().removed()).isZero();
                 long fence = grant.join().orElseThrow().fence();
                 assertThat(fence).isGreaterThan(purgeable).isGreaterThan(before);
                 assertThat(keysAndFences(t)).containsExactly("k|" + fence);
@@ -264,14 +300,14 @@ abstract class LockPurgeCases {
     /** A purge removed the row (not committed yet) when an acquisition of it comes: it waits, then starts above. */
     void acquisitionWaitingOnAPurgedRowStartsAboveIt(FenceStrategy strategy, String waitingKey) throws Exception {
         String t = newTable("race_wait");
-        try (FenceGuardJdbc plain = entry(ds(), t, strategy, Duration.ZERO)) {
+        try (Locks plain = entry(ds(), t, strategy, Duration.ZERO)) {
             for (int i = 0; i < 4; i++) {
                 acquireAndRelease(plain.lockBackend(), "k");
             }
             makePurgeable(t, "k", strategy);
             long purged = fenceOf(t, "k");
             HeldCommits held = new HeldCommits(ds(), false);
-            try (FenceGuardJdbc purging = entry(held.dataSource(), t, strategy, Duration.ZERO)) {
+            try (Locks purging = entry(held.dataSource(), t, strategy, Duration.ZERO)) {
                 CompletableFuture<PurgeResult> purge = CompletableFuture.supplyAsync(() -> purging.purgeLocks(Purge.ofDefaults()));
                 assertThat(held.atCommit.await(10, TimeUnit.SECONDS)).isTrue();
                 CompletableFuture<Optional<Grant>> grant = plain.lockBackend()
@@ -296,11 +332,11 @@ abstract class LockPurgeCases {
     @Test
     void aPurgeWaitsForAnAcquisitionThatReadTheFloor() throws Exception {
         String t = newTable("race_floor");
-        try (FenceGuardJdbc plain = entry(ds(), t, FenceStrategy.DENSE, Duration.ZERO)) {
+        try (Locks plain = entry(ds(), t, FenceStrategy.DENSE, Duration.ZERO)) {
             acquireAndRelease(plain.lockBackend(), "old");
             acquireAndRelease(plain.lockBackend(), "old");
             HeldCommits held = new HeldCommits(ds(), true);
-            try (FenceGuardJdbc acquiring = entry(held.dataSource(), t, FenceStrategy.DENSE, Duration.ZERO)) {
+            try (Locks acquiring = entry(held.dataSource(), t, FenceStrategy.DENSE, Duration.ZERO)) {
                 CompletableFuture<Optional<Grant>> grant = acquiring.lockBackend()
                         .tryAcquire(LockKey.of("new"), LockId.random(), TTL, LONG).toCompletableFuture();
                 assertThat(held.atCommit.await(10, TimeUnit.SECONDS)).isTrue();

@@ -65,6 +65,11 @@ class PostgresLockPurgeTest extends LockPurgeCases {
     }
 
     @Override
+    boolean denseAcquisitionsHoldTheFloor() {
+        return false;
+    }
+
+    @Override
     String storeName() {
         return "postgres";
     }
