@@ -238,6 +238,12 @@ class RedisHorizonTest {
     }
 
     @Test
+    void theWarmUpOfAWriterWithAHorizonRunsItsScriptsAndWritesNothing() {
+        writes.warmUp();
+        assertThat(admin.exists("warm-up", writes.fenceKeyOf("warm-up"))).isZero();
+    }
+
+    @Test
     void theAsyncFaceGivesTheSameRefusal() throws Exception {
         long horizon = horizonNow();
         long old = horizon - MINUTE;
@@ -247,13 +253,14 @@ class RedisHorizonTest {
 
     @Test
     void anExpiredTombstoneStillRefusesItsFenceAndEveryFenceBelow() throws Exception {
-        // H = 1 s, M = 0: a tombstone whose fence is 200 ms above the horizon expires about 200 ms later.
+        // H = 1 s, M = 0: a tombstone whose fence is 500 ms above the horizon expires about 500 ms later
+        // (time enough for the delete to pass rule 1 on a loaded machine).
         try (FenceGuardRedis shortLived = FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(P + "lock:")
                 .withFenceKeyPrefix(P + "fence:").withFlightKeyPrefix(P + "sf:").withHorizon(Duration.ofSeconds(1))
                 .withClockMargin(Duration.ZERO).build()) {
             FencedRedis w = shortLived.fencedWrites();
             String k = key("expired");
-            long fence = tickNow() - 1_000 * ClockFloor.PER_MILLISECOND + 200 * ClockFloor.PER_MILLISECOND;
+            long fence = tickNow() - 1_000 * ClockFloor.PER_MILLISECOND + 500 * ClockFloor.PER_MILLISECOND;
             assertThat(w.delete(k, FenceToken.of(fence))).isInstanceOf(Applied.class);
             long expiry = admin.pexpiretime(w.fenceKeyOf(k));
             assertThat(expiry).isEqualTo(ClockFloor.EPOCH_MILLIS + fence / ClockFloor.PER_MILLISECOND + 1 + 1_000);

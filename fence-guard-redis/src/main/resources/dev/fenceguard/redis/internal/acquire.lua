@@ -52,10 +52,9 @@ end
 
 -- Clock-floored. The common case takes three commands: TIME, the lock (SET NX, which is also the "held"
 -- check) and the counter (SET .. GET PXAT, which reads the last fence while it writes the guess and its
--- expiry). The guess is
--- the floor of this instant, the fence the rules below give whenever the counter exists and is behind
--- the floor, as it is unless the key was locked within this tick, its counter was lost, or the clock
--- went back. Otherwise the fence is worked out from the counter read and both keys are written again;
+-- expiry). The guess is the floor of this instant, the fence the rules below give whenever the counter
+-- exists and is behind the floor, as it is unless the key was locked within this tick, its counter was
+-- lost (or expired), or the clock went back. Otherwise the fence is worked out from the counter read and both keys are written again;
 -- nobody sees the guess, as a script runs alone.
 local start = floor_at(us)
 if start > ${MAX_FENCE} then
