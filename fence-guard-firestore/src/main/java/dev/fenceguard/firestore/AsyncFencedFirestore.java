@@ -9,6 +9,9 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Purge;
 import dev.fenceguard.core.PurgeResult;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.ClockFloor;
+import dev.fenceguard.core.internal.Horizon;
+import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.firestore.internal.DocumentRule;
 import dev.fenceguard.firestore.internal.DocumentRule.Op;
 import dev.fenceguard.firestore.internal.DocumentRule.Plan;
@@ -16,9 +19,6 @@ import dev.fenceguard.firestore.internal.FirestoreHandle;
 import dev.fenceguard.firestore.internal.FirestoreHandle.Step;
 import dev.fenceguard.firestore.internal.LockCollections;
 import dev.fenceguard.firestore.internal.Purger;
-import dev.fenceguard.core.internal.ClockFloor;
-import dev.fenceguard.core.internal.Horizon;
-import dev.fenceguard.core.spi.WriteRule;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -65,8 +65,6 @@ public final class AsyncFencedFirestore {
     private final DocumentRule rule;
     private final Duration timeout;
     private final DocumentReference warmUpDocument;
-    /** A document id to test a collection against the lock collections with (any id would do). */
-    private static final String WARM_UP_PROBE = "purge";
 
     AsyncFencedFirestore(FirestoreHandle firestore, DocumentRule rule, Duration timeout, DocumentReference warmUpDocument) {
         this.firestore = firestore;
@@ -159,7 +157,7 @@ public final class AsyncFencedFirestore {
         Horizon horizon = rule.horizon().orElseThrow(() -> new IllegalStateException("purge of " + collection.getPath()
                 + " needs a horizon (FenceGuardFirestore.Builder.withHorizon): without one, a write that finds no document"
                 + " would admit any fence, so no tombstone can be removed safely"));
-        LockCollections.requireOutside(collection.document(WARM_UP_PROBE), rule.lockCollections());
+        LockCollections.requireOutside(collection, rule.lockCollections());
         WriteRule writes = rule.writeRule();
         Purger purger = new Purger(firestore, rule.fenceField(), f -> writes.encode(FenceToken.of(Math.max(f, 1))),
                 warmUpDocument, timeout, "tombstone", n -> writes.purged("tombstone", n));
