@@ -50,15 +50,10 @@ public final class CoordinationBenchmark {
 
     public static void main(String[] args) throws Exception {
         Harness.Args cli = Harness.Args.of(args, 5, 4, 3);
-        TestPostgres server = TestPostgres.server();
-        try (TestPostgres.Schema schema = server.newSchema("coordbench")) {
-            try (HikariDataSource pool = Harness.pool(schema.dataSource(), cli.threads())) {
-                System.out.printf("PostgreSQL %s (%s), %d threads, pool %d, %.1f s per phase, %d alternating rounds, median of rounds%n%n",
-                        server.version(), server.origin(), cli.threads(), cli.threads(), cli.seconds(), cli.rounds());
-                idempotency(schema.name(), pool, new Harness(cli.threads(), cli.seconds()), cli.rounds());
-                election(schema.name(), pool, new Harness(1, cli.seconds()), cli.rounds());
-            }
-        }
+        Harness.onPostgres("coordbench", cli, (s, pool) -> {
+            idempotency(s, pool, new Harness(cli.threads(), cli.seconds()), cli.rounds());
+            election(s, pool, new Harness(1, cli.seconds()), cli.rounds());
+        });
         System.exit(0); // the election's timer threads
     }
 

@@ -6,6 +6,7 @@ import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.jdbc.FenceGuardJdbc;
 import dev.fenceguard.jooq.Assignments;
 import dev.fenceguard.jooq.FencedTable;
@@ -53,6 +54,10 @@ import org.postgresql.ds.PGSimpleDataSource;
  * ({@link RedisServers#start}) whose script cache is flushed before every child, so that every child is
  * a first start against a server that has never seen the scripts; PostgreSQL on
  * {@link TestPostgres#server()}, in a schema of its own that is dropped at the end.
+ *
+ * <p>The {@code -orthrow} and {@code -switch} write scenarios handle each outcome as a user's code would:
+ * {@code orThrow()}, or a pattern {@code switch} over the outcome in this class, a call site the library
+ * never ran (the plain write scenarios call {@code isApplied()}).
  *
  * <p>After the warm calls a child pauses as long again and times one more call: a warm process's call
  * after the same idle time, the share of the first call that is idleness (parked threads, cold caches,
@@ -107,10 +112,12 @@ public final class FirstCallBenchmark {
                 }
             };
             Map<String, String[]> scenarios = new LinkedHashMap<>();
-            for (String s : List.of("pg-plain-update", "pg-plain-update-warmed", "pg-acquire", "pg-acquire-warmed", "pg-write", "pg-write-warmed")) {
+            for (String s : List.of("pg-plain-update", "pg-plain-update-warmed", "pg-acquire", "pg-acquire-warmed", "pg-write", "pg-write-warmed",
+                    "pg-write-orthrow-warmed", "pg-write-switch-warmed")) {
                 scenarios.put(s, pgArgs);
             }
-            for (String s : List.of("redis-plain-set", "redis-acquire", "redis-acquire-warmed", "redis-write", "redis-write-warmed")) {
+            for (String s : List.of("redis-plain-set", "redis-acquire", "redis-acquire-warmed", "redis-write", "redis-write-warmed",
+                    "redis-write-orthrow-warmed", "redis-write-switch-warmed")) {
                 scenarios.put(s, redisArgs);
             }
             System.out.println("| scenario | first call, median (min .. max) | warm call, median | first / warm "
@@ -219,6 +226,10 @@ public final class FirstCallBenchmark {
     private static void child(String scenario, String[] settings) throws Exception {
         boolean warmed = scenario.endsWith("-warmed");
         String kind = scenario.replace("-warmed", "");
+        // How the write's outcome is handled, as a user's code would: isApplied() (the plain -write rows),
+        // orThrow(), or a pattern switch over the outcome in this class (a call site the library never ran).
+        String handling = kind.endsWith("-orthrow") ? "orthrow" : kind.endsWith("-switch") ? "switch" : "isapplied";
+        kind = kind.replace("-orthrow", "").replace("-switch", "");
         if (kind.startsWith("pg")) {
             HikariConfig config = new HikariConfig();
             PGSimpleDataSource ds = new PGSimpleDataSource();
@@ -264,7 +275,7 @@ public final class FirstCallBenchmark {
                         FenceToken fence = FenceToken.of(System.currentTimeMillis());
                         String[] statuses = texts("fenced ");
                         time(warmed ? () -> orders.warmUp(Assignments.of("status", "")) : null, i -> {
-                            if (!orders.update(101L + i, fence, Assignments.of("status", statuses[i])).isApplied()) {
+                            if (!handled(orders.update(101L + i, fence, Assignments.of("status", statuses[i])), handling)) {
                                 throw new IllegalStateException("fenced update not applied");
                             }
                         });
@@ -299,7 +310,7 @@ public final class FirstCallBenchmark {
                             FenceToken fence = FenceToken.of(7);
                             String[] keys = texts(run + "data:");
                             time(warmed ? writes::warmUp : null, i -> {
-                                if (!writes.set(keys[i], fence, "value").isApplied()) {
+                                if (!handled(writes.set(keys[i], fence, "value"), handling)) {
                                     throw new IllegalStateException("fenced set not applied");
                                 }
                             });
@@ -323,6 +334,24 @@ public final class FirstCallBenchmark {
             texts[i] = prefix + i;
         }
         return texts;
+    }
+
+    /** The outcome handled as {@code handling} says; true if it was applied. */
+    private static boolean handled(WriteOutcome outcome, String handling) {
+        return switch (handling) { // a string switch: hashCode and equals, no bootstrap
+            case "orthrow" -> outcome.orThrow() == outcome;
+            case "switch" -> applied(outcome);
+            default -> outcome.isApplied();
+        };
+    }
+
+    /** A user's own pattern switch over the outcome: its first run bootstraps this call site. */
+    private static boolean applied(WriteOutcome outcome) {
+        return switch (outcome) {
+            case WriteOutcome.Applied a -> true;
+            case WriteOutcome.Stale s -> false;
+            case WriteOutcome.NotFound n -> false;
+        };
     }
 
     private static Lease acquired(LockClient locks, String key) {

@@ -2,9 +2,12 @@ package dev.fenceguard.benchmarks;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fenceguard.testkit.servers.TestMariaDb;
+import dev.fenceguard.testkit.servers.TestPostgres;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
@@ -46,6 +49,38 @@ final class Harness {
         config.setDataSource(dataSource);
         config.setMaximumPoolSize(size);
         return new HikariDataSource(config);
+    }
+
+    /** What a SQL benchmark runs in its scratch namespace (a schema or a database), on a pool of one connection per thread. */
+    interface SqlBench {
+        void run(String namespace, HikariDataSource pool) throws Exception;
+    }
+
+    /**
+     * The setup every SQL benchmark on the test PostgreSQL shares: a fresh schema named after {@code prefix},
+     * a pool of {@code cli.threads()} on it, the header naming the server and the arguments, then
+     * {@code bench}; the schema is dropped afterwards.
+     */
+    static void onPostgres(String prefix, Args cli, SqlBench bench) throws Exception {
+        TestPostgres server = TestPostgres.server();
+        try (TestPostgres.Schema schema = server.newSchema(prefix); HikariDataSource pool = pool(schema.dataSource(), cli.threads())) {
+            header("PostgreSQL", server.version(), server.origin(), cli);
+            bench.run(schema.name(), pool);
+        }
+    }
+
+    /** As {@link #onPostgres}, in a fresh database on the test MariaDB. */
+    static void onMariaDb(String prefix, Args cli, SqlBench bench) throws Exception {
+        TestMariaDb server = TestMariaDb.server();
+        try (TestMariaDb.Database db = server.newDatabase(prefix); HikariDataSource pool = pool(db.dataSource(), cli.threads())) {
+            header("MariaDB", server.version(), server.origin(), cli);
+            bench.run(db.name(), pool);
+        }
+    }
+
+    private static void header(String server, String version, String origin, Args cli) {
+        System.out.printf(Locale.ROOT, "%s %s (%s), %d threads, pool %d, %.1f s per phase, %d alternating rounds, median of rounds%n%n",
+                server, version, origin, cli.threads(), cli.threads(), cli.seconds(), cli.rounds());
     }
 
     private static final com.sun.management.OperatingSystemMXBean OS =

@@ -29,14 +29,7 @@ public final class MariaDbBenchmark {
 
     public static void main(String[] args) throws Exception {
         Harness.Args cli = Harness.Args.of(args, 5, 4, 3);
-        TestMariaDb server = TestMariaDb.server();
-        try (TestMariaDb.Database db = server.newDatabase("bench")) {
-            try (HikariDataSource pool = Harness.pool(db.dataSource(), cli.threads())) {
-                System.out.printf(Locale.ROOT, "MariaDB %s (%s), %d threads, pool %d, %.1f s per phase, %d alternating rounds%n%n",
-                        server.version(), server.origin(), cli.threads(), cli.threads(), cli.seconds(), cli.rounds());
-                run(db.name(), pool, new Harness(cli.threads(), cli.seconds()), cli.rounds());
-            }
-        }
+        Harness.onMariaDb("bench", cli, (s, pool) -> run(s, pool, new Harness(cli.threads(), cli.seconds()), cli.rounds()));
     }
 
     private static void run(String s, HikariDataSource pool, Harness h, int rounds) throws Exception {

@@ -42,19 +42,10 @@ public final class PostgresBenchmark {
 
     public static void main(String[] args) throws Exception {
         Harness.Args cli = Harness.Args.of(args, 5, 4, 3);
-        TestPostgres server = TestPostgres.server();
-        try (TestPostgres.Schema schema = server.newSchema("bench")) {
-            try (HikariDataSource pool = Harness.pool(schema.dataSource(), cli.threads())) {
-                run(server, schema, pool, cli.seconds(), cli.threads(), cli.rounds());
-            }
-        }
+        Harness.onPostgres("bench", cli, (s, pool) -> run(s, pool, cli.seconds(), cli.threads(), cli.rounds()));
     }
 
-    private static void run(TestPostgres server, TestPostgres.Schema schema, HikariDataSource pool, double seconds,
-            int threads, int rounds) throws Exception {
-        String s = schema.name();
-        System.out.printf("PostgreSQL %s (%s), %d threads, pool %d, %.1f s per phase, %d alternating rounds, median of rounds%n%n",
-                server.version(), server.origin(), threads, threads, seconds, rounds);
+    private static void run(String s, HikariDataSource pool, double seconds, int threads, int rounds) throws Exception {
         Harness h = new Harness(threads, seconds);
         exec(pool, "CREATE TABLE " + s + ".baseline (id BIGINT PRIMARY KEY, v BIGINT NOT NULL)");
         exec(pool, "INSERT INTO " + s + ".baseline SELECT g, 0 FROM generate_series(1, 1000) g");

@@ -36,11 +36,15 @@ public sealed interface WriteOutcome {
      * @throws NoSuchElementException if the resource does not exist
      */
     default WriteOutcome orThrow() {
-        return switch (this) {
-            case Applied a -> a;
-            case Stale s -> throw new StaleFenceException(s.resource(), s.presentedFence(), s.currentFence(), s.policy(), s.reason());
-            case NotFound n -> throw new NoSuchElementException("fenced write found no resource " + n.resource());
-        };
+        // Type tests, not a pattern switch: a pattern switch's first run in a process generates a class with
+        // the JDK's class-file API (several ms), which would land in a user's first write after a warm-up.
+        if (this instanceof Stale s) {
+            throw new StaleFenceException(s.resource(), s.presentedFence(), s.currentFence(), s.policy(), s.reason());
+        }
+        if (this instanceof NotFound n) {
+            throw new NoSuchElementException("fenced write found no resource " + n.resource());
+        }
+        return this;
     }
 
     /**

@@ -1,18 +1,28 @@
 package dev.fenceguard.firestore;
 
+import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.Purge;
+import dev.fenceguard.core.PurgeResult;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.ClockFloor;
+import dev.fenceguard.core.internal.Horizon;
+import dev.fenceguard.core.internal.WarmUps;
+import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.firestore.internal.DocumentRule;
 import dev.fenceguard.firestore.internal.DocumentRule.Op;
 import dev.fenceguard.firestore.internal.DocumentRule.Plan;
 import dev.fenceguard.firestore.internal.FirestoreHandle;
 import dev.fenceguard.firestore.internal.FirestoreHandle.Step;
+import dev.fenceguard.firestore.internal.LockCollections;
+import dev.fenceguard.firestore.internal.Purger;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -72,6 +82,7 @@ public final class AsyncFencedFirestore {
      * @since 0.1
      */
     public CompletionStage<Void> warmUp() {
+        WarmUps.outcomes();
         return firestore.warmUp(warmUpDocument, timeout);
     }
 
@@ -127,6 +138,36 @@ public final class AsyncFencedFirestore {
     public CompletionStage<WriteOutcome> delete(DocumentReference doc, FenceToken fence) {
         rule.check(doc, fence);
         return run(Op.DELETE, doc, fence, Map.of());
+    }
+
+    /**
+     * {@link FencedFirestore#purge(CollectionReference, Purge)} without waiting: the same checks, thrown
+     * at once before any I/O, and the same work, each RPC sent from the callback of the one before.
+     *
+     * @return a stage of what the purge removed and where it stopped; it fails with a
+     *     {@link FenceGuardException} if Firestore fails or an RPC chain does not end within the call timeout
+     *     (the documents removed until then stay removed)
+     * @throws IllegalStateException if these writes have no horizon ({@link FenceGuardFirestore.Builder#withHorizon})
+     * @throws IllegalArgumentException if {@code collection} is in a lock collection, or the purge's start key
+     *     is not a {@link PurgeResult#resumeAfter()} of a purge of Firestore tombstones
+     * @throws NullPointerException if an argument is null
+     * @since 0.1
+     */
+    public CompletionStage<PurgeResult> purge(CollectionReference collection, Purge purge) {
+        Objects.requireNonNull(collection, "collection");
+        Objects.requireNonNull(purge, "purge");
+        Horizon horizon = rule.horizon().orElseThrow(() -> new IllegalStateException("purge of " + collection.getPath()
+                + " needs a horizon (FenceGuardFirestore.Builder.withHorizon): without one, a write that finds no document"
+                + " would admit any fence, so no tombstone can be removed safely"));
+        LockCollections.requireOutside(collection, rule.lockCollections());
+        WriteRule writes = rule.writeRule();
+        Purger purger = new Purger(firestore, rule.fenceField(), f -> writes.encode(FenceToken.of(Math.max(f, 1))),
+                warmUpDocument, timeout, "tombstone", n -> writes.purged("tombstone", n));
+        long age = horizon.purgeMicros();
+        return purger.run(collection, purge, q -> q.whereEqualTo(rule.deletedField(), true),
+                now -> ClockFloor.floorAtMicros(now - age),
+                read -> rule.isTombstone(read)
+                        && WriteRule.decode(read.get(rule.fenceField())) < DocumentRule.floorBefore(read.getReadTime(), age, read.getReference().getPath()));
     }
 
     DocumentRule rule() {

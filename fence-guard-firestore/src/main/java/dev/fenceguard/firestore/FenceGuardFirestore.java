@@ -1,12 +1,16 @@
 package dev.fenceguard.firestore;
 
+import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.Firestore;
 import dev.fenceguard.core.FenceEncoding;
 import dev.fenceguard.core.FencePolicy;
+import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.TimeSource;
 import dev.fenceguard.core.internal.EntrySettings;
+import dev.fenceguard.core.internal.Horizon;
+import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.firestore.internal.DocumentRule;
 import dev.fenceguard.firestore.internal.FirestoreHandle;
 import dev.fenceguard.firestore.internal.KeyedDocuments;
@@ -16,6 +20,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -57,7 +62,7 @@ public final class FenceGuardFirestore {
 
     private FenceGuardFirestore(Builder b) {
         FirestoreHandle firestore = new FirestoreHandle(b.db, b.attempts);
-        this.lockBackend = new FirestoreLockBackend(new KeyedDocuments(firestore, b.lockCollection));
+        Optional<Horizon> horizon = Optional.ofNullable(b.horizon).map(h -> new Horizon(h, b.clockMargin));
         this.idempotencyBackend = new FirestoreIdempotencyBackend(new KeyedDocuments(firestore, b.idempotencyCollection));
         this.flightStore = new FirestoreFlightStore(new KeyedDocuments(firestore, b.flightCollection));
         Set<String> refused = new LinkedHashSet<>();
@@ -66,9 +71,15 @@ public final class FenceGuardFirestore {
         refused.add(b.flightCollection);
         refused.addAll(b.otherLockCollections);
         List<String> collections = List.copyOf(refused);
+        KeyedDocuments locks = new KeyedDocuments(firestore, b.lockCollection);
+        DocumentReference warmUp = FirestoreLockBackend.warmUpDocument(locks);
         this.fencedWrites = b.settings.perPolicy(b.encoding, "firestore", rule -> new FencedFirestore(new AsyncFencedFirestore(
-                firestore, new DocumentRule(rule, b.fenceField, b.deletedField, collections), b.settings.callTimeout(),
-                lockBackend.warmUpDocument())));
+                firestore, new DocumentRule(rule, b.fenceField, b.deletedField, collections, horizon), b.settings.callTimeout(),
+                warmUp)));
+        // the purges of both kinds count in the same metrics, through the write rule that holds them
+        WriteRule counter = fencedWrites.get(FencePolicy.SAME_OR_NEWER).async().rule().writeRule();
+        this.lockBackend = new FirestoreLockBackend(locks, b.strategy(), b.clockMargin, b.settings.callTimeout(),
+                n -> counter.purged("lock", n));
     }
 
     /**
@@ -154,6 +165,10 @@ public final class FenceGuardFirestore {
         private FenceEncoding encoding = FenceEncoding.INTEGER;
         private String fenceField = "_fence";
         private String deletedField = "_deleted";
+        /** Null until set: the default follows the horizon (see {@link #withFenceStrategy}). */
+        private FenceStrategy strategy;
+        private Duration horizon;
+        private Duration clockMargin = Horizon.DEFAULT_MARGIN;
 
         private Builder(Firestore db) {
             this.db = Objects.requireNonNull(db, "db");
@@ -292,6 +307,74 @@ public final class FenceGuardFirestore {
         }
 
         /**
+         * How the lock backend chooses fences. Default {@link FenceStrategy#DENSE} (1, 2, 3, ... per key, as
+         * before), or {@link FenceStrategy#CLOCK_FLOORED} when a horizon is set ({@link #withHorizon}): then
+         * each acquisition issues {@code max(last + 1, tick(readTime) + 1)}, the clock floor of Firestore's
+         * clock at the acquisition's read, so a key whose document was purged
+         * ({@link FirestoreLockBackend#purge}) starts above every fence it issued before. Only
+         * {@code CLOCK_FLOORED} lock documents can be purged. Switching a collection from {@code DENSE} to
+         * {@code CLOCK_FLOORED} keeps fences rising (the floor is far above any dense value); switching back does
+         * not, and every instance sharing the lock collection must use the same strategy.
+         *
+         * @throws NullPointerException if {@code strategy} is null
+         * @since 0.1
+         */
+        public Builder withFenceStrategy(FenceStrategy strategy) {
+            this.strategy = Objects.requireNonNull(strategy, "strategy");
+            return this;
+        }
+
+        /**
+         * Holds the fenced writes to a horizon and lets {@link FencedFirestore#purge} remove old tombstones
+         * ({@code docs/fence-lifecycle.md}). A write that would create the fence record of a document that
+         * does not exist (a {@code set}, {@code claim}, {@code check} or {@code delete} of an absent document,
+         * in your transaction or not) is applied only if its fence is above {@code tick(readTime - horizon)},
+         * the clock floor of Firestore's clock {@code horizon} before the read time of the write's read; the
+         * write that follows applies only if the document is still absent. Otherwise it is
+         * {@link dev.fenceguard.core.WriteOutcome.Stale} with reason {@code BELOW_HORIZON} and the horizon as
+         * its current fence. Writes that find a document (a tombstone included) are judged by the write rule
+         * alone. So a tombstone older than the horizon (plus the clock margin) can be removed with no bound
+         * on how long a writer may pause.
+         *
+         * <p>The price: a lease whose fence is older than {@code horizon} can no longer create a document.
+         * Pick a horizon well above your longest lease hold (renewals included) plus the skew between the
+         * lock's clock and Firestore's; days are cheap. Fences must come from a
+         * {@link FenceStrategy#CLOCK_FLOORED} lock: {@code DENSE} fences are all below any horizon, so every
+         * write that creates a document would be refused. This instance's own lock backend is then
+         * {@code CLOCK_FLOORED} unless you set {@code DENSE} explicitly, which {@link #build()} refuses.
+         *
+         * @param horizon the horizon age, at least 1 second
+         * @throws NullPointerException if {@code horizon} is null
+         * @throws IllegalArgumentException if {@code horizon} is shorter than 1 second or longer than 3650 days
+         * @since 0.1
+         */
+        public Builder withHorizon(Duration horizon) {
+            this.horizon = Horizon.checkAge(horizon);
+            return this;
+        }
+
+        /**
+         * How far Firestore's clock may step back between a purge and a later write or acquisition
+         * ({@code docs/fence-lifecycle.md}); default 5 minutes. {@link FencedFirestore#purge} removes only
+         * tombstones whose fence is below {@code tick(readTime - horizon - clockMargin)};
+         * {@link FirestoreLockBackend#purge} removes only free lock documents whose fence is below
+         * {@code tick(readTime - clockMargin)} and whose lease ended at least {@code clockMargin} ago.
+         *
+         * @param clockMargin zero or more, at most 1 day
+         * @throws NullPointerException if {@code clockMargin} is null
+         * @throws IllegalArgumentException if it is negative or longer than 1 day
+         * @since 0.1
+         */
+        public Builder withClockMargin(Duration clockMargin) {
+            this.clockMargin = Horizon.checkMargin(clockMargin);
+            return this;
+        }
+
+        private FenceStrategy strategy() {
+            return strategy != null ? strategy : horizon != null ? FenceStrategy.CLOCK_FLOORED : FenceStrategy.DENSE;
+        }
+
+        /**
          * Test seam, not API: the client's wall clock. Nothing here reads it (expiry is judged by
          * Firestore's read time); tests hand it a clock minutes off to show that it does not matter.
          */
@@ -331,10 +414,15 @@ public final class FenceGuardFirestore {
          * A new instance with these settings. Does no I/O.
          *
          * @throws IllegalArgumentException if the lock, idempotency and flight collections are not three
-         *     different collections
+         *     different collections; if a horizon is set with the {@code DENSE} fence strategy
          * @since 0.1
          */
         public FenceGuardFirestore build() {
+            if (horizon != null && strategy == FenceStrategy.DENSE) {
+                throw new IllegalArgumentException("withHorizon needs CLOCK_FLOORED fences, and withFenceStrategy(DENSE) was set:"
+                        + " dense fences (1, 2, 3, ...) are all below any horizon, so every write that creates a document would be"
+                        + " refused");
+            }
             if (idempotencyCollection.equals(lockCollection)) {
                 throw new IllegalArgumentException("idempotencyCollection must differ from lockCollection '" + lockCollection
                         + "': an idempotency entry and a lock of the same key would share a document");

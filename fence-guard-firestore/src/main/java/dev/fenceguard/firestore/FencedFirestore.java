@@ -1,10 +1,13 @@
 package dev.fenceguard.firestore;
 
+import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.Transaction;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.Purge;
+import dev.fenceguard.core.PurgeResult;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.firestore.internal.DocumentRule;
 import dev.fenceguard.firestore.internal.DocumentRule.Op;
@@ -47,10 +50,13 @@ import java.util.concurrent.CompletionStage;
  * documents with {@code _deleted}. A fenced delete of a document that never existed writes a tombstone
  * too, and so does a {@link #claim} (or {@link #check}) of an absent document. Once a document has seen
  * fence {@code f}, no call here with an older fence changes it. Tombstones are ordinary documents:
- * each costs storage and counts in queries until purged. Remove one (a plain {@code delete()}) only
- * when no holder can still present a fence at or below its fence, e.g. when its fence is below a
- * horizon under which you know all live and paused leases lie: the lock's current fence minus a
- * margin, or tombstones older than the longest lease TTL plus the longest pause you allow for.
+ * each costs storage and counts in queries until purged. Build with a horizon
+ * ({@link FenceGuardFirestore.Builder#withHorizon}) and {@link #purge} removes the tombstones no write can
+ * need any more, with no bound on how long a writer may pause (docs/fence-lifecycle.md). With a horizon, a
+ * call that would create a document's fence record ({@link #set}, {@link #claim}, {@link #check} or
+ * {@link #delete} of a document that does not exist, tombstones included) is applied only if its fence is
+ * above {@code tick(readTime - horizon)}, the clock floor of Firestore's clock at its read; otherwise it is
+ * {@code Stale} with reason {@code BELOW_HORIZON} and the horizon as its current fence.
  *
  * <p><b>Your own transaction.</b> {@link #check}, {@link #update(Transaction, DocumentReference, FenceToken, Map)},
  * {@link #set(Transaction, DocumentReference, FenceToken, Map)} and {@link #delete(Transaction, DocumentReference, FenceToken)}
@@ -236,6 +242,43 @@ public final class FencedFirestore {
         Objects.requireNonNull(tx, "tx");
         rule.check(doc, fence);
         return stage(tx, doc, fence, Op.CLAIM, "check", Map.of());
+    }
+
+    /**
+     * Removes the tombstones of {@code collection} that no write can need any more: documents whose
+     * deleted field is {@code true} and whose fence is below {@code tick(readTime - horizon - clockMargin)},
+     * the clock floor of Firestore's clock that long before the read time of the read that removes them
+     * ({@link FenceGuardFirestore.Builder#withHorizon}, {@code docs/fence-lifecycle.md}). Safe with no bound
+     * on how long a writer pauses: with a horizon, a write that finds no document is refused at or below the
+     * horizon of its own read, which is above every fence removed before that read. Live documents are never
+     * touched; documents in subcollections of {@code collection} are not part of it.
+     *
+     * <p>Runs in batches in the order {@code (fence, document id)}: each batch reads Firestore's clock,
+     * queries at most the batch size of candidates ({@code _deleted == true}, {@code _fence < horizon}), and
+     * removes each one by reading it again and deleting it only if it is unchanged since that read (an
+     * update-time precondition) and still a tombstone below the horizon of that read's time. So a tombstone
+     * that a write revives or raises after the query stays; one that keeps changing under the purge is left
+     * for a later one. Stops when a batch finds fewer than the batch size, or when the purge's time bound
+     * has passed; then {@link PurgeResult#resumeAfter()} is the text {@code <fence>/<document id>} of the
+     * last document examined, to pass to {@link Purge#withStartAfter}. Each RPC chain (the clock read, a
+     * query, the removal of one document) is bounded by the call timeout. Removed documents are counted in
+     * {@code fenceguard.purge.removed} ({@code store=firestore}, {@code kind=tombstone}) of the
+     * {@link FenceGuardFirestore.Builder#withMetrics metrics}. Not observed as a write. In production the
+     * query needs a composite index on the collection: {@code _deleted} ascending, {@code _fence}
+     * ascending (docs/firestore.md). Waits for {@link AsyncFencedFirestore#purge}.
+     *
+     * @return what it removed, and where it stopped
+     * @throws IllegalStateException if these writes have no horizon (before any I/O)
+     * @throws IllegalArgumentException if {@code collection} is in a lock collection (see the class comment), or
+     *     the purge's start key is not a {@link PurgeResult#resumeAfter()} of a Firestore tombstone purge
+     *     (before any I/O)
+     * @throws NullPointerException if an argument is null
+     * @throws dev.fenceguard.core.FenceGuardException if Firestore fails or an RPC chain does not end within the
+     *     call timeout ({@code TIMEOUT}); the documents removed until then stay removed
+     * @since 0.1
+     */
+    public PurgeResult purge(CollectionReference collection, Purge purge) {
+        return FirestoreErrors.join(async.purge(collection, purge), collection.getPath(), "purge of tombstones");
     }
 
     private static WriteOutcome wait(CompletionStage<WriteOutcome> stage, DocumentReference doc, Op op) {

@@ -49,7 +49,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * @since 0.1
  */
-public final class FirestoreFlightStore implements FlightStore {
+public final class FirestoreFlightStore extends KeyedStore implements FlightStore {
 
     static final String KEY = "key";
     static final String FLIGHT_FENCE = "flightFence";
@@ -58,20 +58,8 @@ public final class FirestoreFlightStore implements FlightStore {
     static final String EXPIRES = "resultExpiresAtMillis";
     static final String WAKES = "wakes";
 
-    private final KeyedDocuments documents;
-
     FirestoreFlightStore(KeyedDocuments documents) {
-        this.documents = documents;
-    }
-
-    @Override
-    public String name() {
-        return "firestore";
-    }
-
-    /** The document that holds {@code key}'s flights (for operators). */
-    public DocumentReference documentOf(String key) {
-        return documents.documentOf(key);
+        super(documents);
     }
 
     @Override
@@ -151,12 +139,6 @@ public final class FirestoreFlightStore implements FlightStore {
         });
         return listening;
     }
-
-    @Override
-    public String toString() {
-        return "FirestoreFlightStore[" + documents + "]";
-    }
-
 
     private static long newest(DocumentSnapshot s) {
         Long f = s.exists() ? s.getLong(FLIGHT_FENCE) : null;

@@ -46,7 +46,7 @@ import java.util.concurrent.CompletionStage;
  *
  * @since 0.1
  */
-public final class FirestoreIdempotencyBackend implements IdempotencyBackend {
+public final class FirestoreIdempotencyBackend extends KeyedStore implements IdempotencyBackend {
 
     static final String KEY = "key";
     static final String STATE = "state";
@@ -56,20 +56,8 @@ public final class FirestoreIdempotencyBackend implements IdempotencyBackend {
     static final String RETAIN = "retainUntilMillis";
     static final String RESULT = "result";
 
-    private final KeyedDocuments documents;
-
     FirestoreIdempotencyBackend(KeyedDocuments documents) {
-        this.documents = documents;
-    }
-
-    @Override
-    public String name() {
-        return "firestore";
-    }
-
-    /** The document that holds the entry of {@code key} (for operators). */
-    public DocumentReference documentOf(String key) {
-        return documents.documentOf(key);
+        super(documents);
     }
 
     @Override
@@ -166,12 +154,6 @@ public final class FirestoreIdempotencyBackend implements IdempotencyBackend {
     /** The server's clock at the read (see {@link FirestoreHandle#readMillis(DocumentSnapshot, String)}), as the rules take it. */
     private static Instant now(DocumentSnapshot s, LockKey key) {
         return Instant.ofEpochMilli(FirestoreHandle.readMillis(s, key.value()));
-    }
-
-
-    @Override
-    public String toString() {
-        return "FirestoreIdempotencyBackend[" + documents + "]";
     }
 
     static List<String> fields() {

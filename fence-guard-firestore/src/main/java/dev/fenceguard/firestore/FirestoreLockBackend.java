@@ -5,21 +5,30 @@ import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.FieldValue;
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.Purge;
+import dev.fenceguard.core.PurgeResult;
+import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.firestore.internal.DocumentRule;
+import dev.fenceguard.firestore.internal.FirestoreErrors;
 import dev.fenceguard.firestore.internal.FirestoreHandle;
 import dev.fenceguard.firestore.internal.KeyedDocuments;
 import dev.fenceguard.firestore.internal.FirestoreHandle.Step;
+import dev.fenceguard.firestore.internal.Purger;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Objects;
 import java.util.concurrent.CompletionStage;
+import java.util.function.LongConsumer;
 
 /**
  * A lock backend on Google Cloud Firestore: one document per lock key; each operation reads the
@@ -45,8 +54,10 @@ import java.util.concurrent.CompletionStage;
  * <p><b>Document.</b> {@code <collection>/<id>} with fields {@code key} (the lock key),
  * {@code fence} (last fence issued), {@code lockId} and {@code expiresAtMillis} (absent when free),
  * {@code acquiredAtMillis}. Ids are {@code "k" + key} with {@code %} and {@code /} percent-escaped, or
- * {@code "h" + SHA-256(key)} when that would exceed Firestore's 1,500 bytes. Documents are never deleted,
- * so the fence counter survives releases.
+ * {@code "h" + SHA-256(key)} when that would exceed Firestore's 1,500 bytes. Documents are not deleted by a
+ * release, so the fence counter survives it; with {@link FenceStrategy#CLOCK_FLOORED} fences
+ * ({@link FenceGuardFirestore.Builder#withFenceStrategy}) {@link #purge} removes free documents whose
+ * fence the clock floor has passed.
  *
  * <p><b>Atomicity.</b> Each operation is a read followed by a conditional write: {@code create} if the
  * document did not exist, else {@code update} with an update-time precondition from the read. The
@@ -71,7 +82,7 @@ import java.util.concurrent.CompletionStage;
  *
  * @since 0.1
  */
-public final class FirestoreLockBackend implements LockBackend {
+public final class FirestoreLockBackend extends KeyedStore implements LockBackend {
 
     static final String KEY = "key";
     static final String FENCE = "fence";
@@ -81,20 +92,32 @@ public final class FirestoreLockBackend implements LockBackend {
     /** The id of the document warm-ups read: lock documents' ids start with {@code k} or {@code h}, so no lock key maps to it. */
     static final String WARM_UP_ID = "warm-up";
 
-    private final KeyedDocuments documents;
+    private final FenceStrategy strategy;
+    private final Duration clockMargin;
+    private final Duration purgeTimeout;
+    private final LongConsumer purged;
 
-    FirestoreLockBackend(KeyedDocuments documents) {
-        this.documents = documents;
+    /**
+     * @param clockMargin how far Firestore's clock may step back, for {@link #purge}
+     * @param purgeTimeout the bound of each RPC chain of a purge
+     * @param purged told how many documents each batch of a purge removed
+     */
+    FirestoreLockBackend(KeyedDocuments documents, FenceStrategy strategy, Duration clockMargin, Duration purgeTimeout,
+            LongConsumer purged) {
+        super(documents);
+        this.strategy = strategy;
+        this.clockMargin = clockMargin;
+        this.purgeTimeout = purgeTimeout;
+        this.purged = purged;
     }
 
-    @Override
-    public String name() {
-        return "firestore";
-    }
-
-    /** The document that holds {@code key}'s lock (for operators). */
-    public DocumentReference documentOf(String key) {
-        return documents.documentOf(key);
+    /**
+     * The fence strategy in use ({@link FenceGuardFirestore.Builder#withFenceStrategy}).
+     *
+     * @since 0.1
+     */
+    public FenceStrategy fenceStrategy() {
+        return strategy;
     }
 
     @Override
@@ -106,19 +129,23 @@ public final class FirestoreLockBackend implements LockBackend {
                 return Step.finish(Optional.empty());
             }
             long last = s.exists() && s.getLong(FENCE) != null ? s.getLong(FENCE) : 0;
-            if (last >= FenceToken.MAX_VALUE) {
+            // CLOCK_FLOORED: the tick after the one this read fell in, so a key whose document was purged (or
+            // never existed) starts above every fence issued up to that tick; the write lands later still.
+            long fence = strategy == FenceStrategy.DENSE ? last + 1
+                    : Math.max(last + 1, DocumentRule.floorBefore(s.getReadTime(), 0, key.value()) + 1);
+            if (last >= FenceToken.MAX_VALUE || fence > FenceToken.MAX_VALUE) {
                 throw new FenceGuardException(ErrorCode.FENCE_EXHAUSTED, key.value(), "the key has issued its last fence "
                         + last + "; no lock was taken");
             }
             long expires = now + ttl.toMillis();
             Map<String, Object> data = new HashMap<>();
             data.put(KEY, key.value());
-            data.put(FENCE, last + 1);
+            data.put(FENCE, fence);
             data.put(LOCK_ID, lockId.value());
             data.put(EXPIRES, expires);
             data.put(ACQUIRED, now);
             return Step.write(() -> FirestoreHandle.updateIfUnchanged(doc, s, data),
-                    Optional.of(new Grant(last + 1, Instant.ofEpochMilli(expires))));
+                    Optional.of(new Grant(fence, Instant.ofEpochMilli(expires))));
         }, Optional::empty); // others kept changing the document: it is contended right now
     }
 
@@ -164,11 +191,87 @@ public final class FirestoreLockBackend implements LockBackend {
         return documents.firestore().warmUp(warmUpDocument(), timeout);
     }
 
-    /** The document warm-ups read, never written. */
-    DocumentReference warmUpDocument() {
-        return documents.collection().document(WARM_UP_ID);
+    /**
+     * Removes the lock documents no acquisition needs any more: free ones (released, or whose lease ended at
+     * least the clock margin ago) whose fence is below {@code tick(readTime - clockMargin)}, the clock floor
+     * of Firestore's clock a margin before the read that removes them ({@link FenceGuardFirestore.Builder#withClockMargin},
+     * {@code docs/fence-lifecycle.md}). Safe with {@link FenceStrategy#CLOCK_FLOORED} fences and no bound on
+     * pauses: an acquisition of a key whose document is gone reads after the removal and issues a fence
+     * above the floor of its read, which is above every fence removed (as long as Firestore's clock did not
+     * step back by more than the margin). A lease that is still live is never touched. Its holder, should it
+     * outlive its lease, finds no document: its extend and release answer as for an expired lease.
+     *
+     * <p>Runs in batches in the order {@code (fence, document id)}: each batch reads Firestore's clock,
+     * queries at most the batch size of documents with {@code fence} below the floor a margin ago (the
+     * automatic single-field index on {@code fence} serves it), and removes each one by reading it again
+     * and deleting it only if it is unchanged since that read and still free and below the floor of that
+     * read's time. An acquisition between the query and the delete keeps the document. Stops when a batch
+     * finds fewer than the batch size, or when the purge's time bound has passed; then
+     * {@link PurgeResult#resumeAfter()} is the text {@code <fence>/<document id>} to pass to
+     * {@link Purge#withStartAfter}. Each RPC chain is bounded by the call timeout
+     * ({@link FenceGuardFirestore.Builder#withCallTimeout}). Removed documents are counted in
+     * {@code fenceguard.purge.removed} ({@code store=firestore}, {@code kind=lock}).
+     *
+     * <p>{@link FenceStrategy#DENSE} lock documents are never purged: a key whose document is gone would start
+     * again from fence 1, which {@code SAME_OR_NEWER} resources admit. Switch the lock to
+     * {@code CLOCK_FLOORED} to purge (every instance sharing the collection).
+     *
+     * @return what it removed, and where it stopped
+     * @throws IllegalStateException if the fence strategy is {@code DENSE} (before any I/O)
+     * @throws IllegalArgumentException if the purge's start key is not a {@link PurgeResult#resumeAfter()} of a
+     *     Firestore lock purge (before any I/O)
+     * @throws NullPointerException if {@code purge} is null
+     * @throws FenceGuardException if Firestore fails or an RPC chain does not end within the call timeout
+     *     ({@code TIMEOUT}); the documents removed until then stay removed
+     * @since 0.1
+     */
+    public PurgeResult purge(Purge purge) {
+        return FirestoreErrors.join(purgeAsync(purge), documents.collection().getPath(), "purge of lock documents");
     }
 
+    /**
+     * {@link #purge} without waiting: the same checks, thrown at once before any I/O, and the same work, each
+     * RPC sent from the callback of the one before.
+     *
+     * @return a stage of what the purge removed and where it stopped; it fails with a {@link FenceGuardException}
+     * @throws IllegalStateException if the fence strategy is {@code DENSE}
+     * @throws IllegalArgumentException if the purge's start key is not a cursor of a Firestore lock purge
+     * @throws NullPointerException if {@code purge} is null
+     * @since 0.1
+     */
+    public CompletionStage<PurgeResult> purgeAsync(Purge purge) {
+        Objects.requireNonNull(purge, "purge");
+        if (strategy == FenceStrategy.DENSE) {
+            throw new IllegalStateException("purge of lock documents in " + documents + " needs CLOCK_FLOORED fences"
+                    + " (FenceGuardFirestore.Builder.withFenceStrategy): a DENSE key whose document is removed starts again"
+                    + " from fence 1, which resources already hold, so DENSE lock documents are never purged");
+        }
+        long margin = clockMargin.toNanos() / 1_000;
+        long marginMillis = clockMargin.toMillis();
+        Purger purger = new Purger(documents.firestore(), FENCE, f -> f, warmUpDocument(documents), purgeTimeout, "lock document",
+                purged);
+        return purger.run(documents.collection(), purge, q -> q, now -> ClockFloor.floorAtMicros(now - margin), read -> {
+            if (!read.exists()) {
+                return false;
+            }
+            String subject = read.getReference().getPath();
+            Long fence = read.getLong(FENCE);
+            Long expires = read.getLong(EXPIRES);
+            boolean free = read.getString(LOCK_ID) == null || expires == null
+                    || expires <= FirestoreHandle.readMillis(read, subject) - marginMillis;
+            return free && fence != null && fence < DocumentRule.floorBefore(read.getReadTime(), margin, subject);
+        });
+    }
+
+    /** The document warm-ups read, never written. */
+    DocumentReference warmUpDocument() {
+        return warmUpDocument(documents);
+    }
+
+    /** The document warm-ups (and purges, for the server's clock) read in {@code locks}, never written. */
+    static DocumentReference warmUpDocument(KeyedDocuments locks) {
+        return locks.collection().document(WARM_UP_ID);
+    }
 
     /** Held by anyone at server time {@code now}: strictly before the expiry. */
     private static boolean live(DocumentSnapshot s, long now) {
@@ -184,6 +287,6 @@ public final class FirestoreLockBackend implements LockBackend {
 
     @Override
     public String toString() {
-        return "FirestoreLockBackend[" + documents + "]";
+        return "FirestoreLockBackend[" + documents + ", " + strategy + "]";
     }
 }

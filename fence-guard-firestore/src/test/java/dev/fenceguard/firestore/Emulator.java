@@ -9,8 +9,13 @@ final class Emulator {
     private Emulator() {}
 
     static Firestore newProject(String name) {
+        return clientOf(TestFirestore.newProjectId(name));
+    }
+
+    /** Another client of a project (one made by {@link TestFirestore#newProjectId}). */
+    static Firestore clientOf(String project) {
         return FirestoreOptions.newBuilder()
-                .setProjectId(TestFirestore.newProjectId(name))
+                .setProjectId(project)
                 .setEmulatorHost(TestFirestore.server().hostPort())
                 .setCredentials(new FirestoreOptions.EmulatorCredentials())
                 .build()

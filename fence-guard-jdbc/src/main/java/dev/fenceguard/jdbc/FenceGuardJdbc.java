@@ -1,6 +1,11 @@
 package dev.fenceguard.jdbc;
 
 import dev.fenceguard.core.FenceStrategy;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.Purge;
+import dev.fenceguard.core.PurgeResult;
+import dev.fenceguard.core.internal.Horizon;
+import dev.fenceguard.core.internal.Stages;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import dev.fenceguard.core.spi.FlightStore;
 import dev.fenceguard.core.spi.IdempotencyBackend;
@@ -8,7 +13,9 @@ import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
 import dev.fenceguard.jdbc.internal.Database;
 import dev.fenceguard.jdbc.internal.TableSettings;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import javax.sql.DataSource;
 
@@ -49,17 +56,24 @@ import javax.sql.DataSource;
  */
 public final class FenceGuardJdbc implements AutoCloseable {
 
+    /** The least bound of one purge batch on the server. */
+    private static final Duration MIN_BATCH_BOUND = Duration.ofSeconds(1);
+
     private final Database database;
     private final LockBackend lockBackend;
     private final PostgresIdempotencyBackend idempotencyBackend;
     private final PostgresFlightStore flightStore;
+    private final Duration clockMargin;
+    private final LockMetrics metrics;
 
     private FenceGuardJdbc(Database database, LockBackend lockBackend, PostgresIdempotencyBackend idempotencyBackend,
-            PostgresFlightStore flightStore) {
+            PostgresFlightStore flightStore, Builder b) {
         this.database = database;
         this.lockBackend = lockBackend;
         this.idempotencyBackend = idempotencyBackend;
         this.flightStore = flightStore;
+        this.clockMargin = b.clockMargin;
+        this.metrics = b.metrics != null ? b.metrics : LockMetrics.automatic();
     }
 
     /**
@@ -105,6 +119,82 @@ public final class FenceGuardJdbc implements AutoCloseable {
         return flightStore;
     }
 
+    /**
+     * Removes lock rows that no acquisition needs any more, so that a table with one lock per order or job
+     * does not grow forever ({@code docs/fence-lifecycle.md}). Only free rows go (released, or whose lease
+     * expired); a lock that is held is never touched, and a later acquisition of a removed key issues a
+     * fence above every fence the key issued before:
+     * <ul>
+     *   <li>{@link FenceStrategy#CLOCK_FLOORED}: rows whose fence is below {@code tick(clock - clockMargin)},
+     *       the clock floor of the database's clock that long ago ({@link Builder#withClockMargin}): a new row
+     *       starts at the floor of its own time, above them, as long as the clock does not step back by more
+     *       than the margin.</li>
+     *   <li>{@link FenceStrategy#DENSE}: every free row; the batch raises the table's floor row (in
+     *       {@code fence_guard_lock_floors}) to the highest fence it removed, in the same transaction, and a
+     *       key that has no row starts its counter above that floor.</li>
+     * </ul>
+     * Under both, the floor row is locked {@code FOR UPDATE} first and raised, so fences keep rising if the
+     * table's strategy is switched later. The floor row comes with the lock table's second migration
+     * ({@code FenceGuardMigrations}); without it the purge fails ({@code INVALID_ARGUMENT}) and removes nothing.
+     *
+     * <p>Runs in batches in key order, each a transaction of its own: the floor row locked, then the candidate
+     * rows locked {@code FOR UPDATE SKIP LOCKED} (a row that an acquisition holds or is taking is skipped, and
+     * left for a later purge), deleted with the condition checked again against each row's newest version,
+     * and the floor raised. On PostgreSQL the last three are one statement; on MariaDB (10.6+) and MySQL
+     * (8.0+) a locking {@code SELECT} and a {@code DELETE} by key, at read committed (repeatable read would
+     * lock every row and gap the scan passes). Stops when a batch finds fewer free rows than the batch size,
+     * or when the purge's time bound has passed; then {@link PurgeResult#resumeAfter()} is the key (a
+     * {@code String}) to go on after. Each batch is bounded by the purge's {@code maxDuration}, or 1 second if
+     * that is shorter: on the server on PostgreSQL and MariaDB ({@code lock_timeout}, {@code statement_timeout};
+     * {@code max_statement_time}, {@code innodb_lock_wait_timeout}), on MySQL by aborting the connection as
+     * for the backend's calls. Removed rows are counted in {@code fenceguard.purge.removed} ({@code store} the
+     * backend's name, {@code kind=lock}) of the entry's {@link Builder#withMetrics metrics}.
+     *
+     * @return what it removed, and where it stopped
+     * @throws NullPointerException if {@code purge} is null
+     * @throws IllegalArgumentException if the purge's start key is not a {@code String} (before any SQL)
+     * @throws dev.fenceguard.core.FenceGuardException mapped from the database's error; {@code INVALID_ARGUMENT}
+     *     if the floor row is missing
+     * @since 0.1
+     */
+    public PurgeResult purgeLocks(Purge purge) {
+        return purge((LockRowPurge) lockBackend, purge, clockMargin, metrics);
+    }
+
+    /** {@link #purgeLocks} on {@code rows}: the tests reach the MySQL backend, which no MariaDB server hands out, here. */
+    static PurgeResult purge(LockRowPurge rows, Purge purge, Duration clockMargin, LockMetrics metrics) {
+        Objects.requireNonNull(purge, "purge");
+        String start = "";
+        if (purge.startAfter().isPresent()) {
+            if (!(purge.startAfter().get() instanceof String key) || key.isEmpty()) {
+                throw new IllegalArgumentException("purge of lock rows starts after a lock key, a non-empty String (the "
+                        + "resumeAfter() of an earlier purge), was " + purge.startAfter().get().getClass().getName());
+            }
+            start = key;
+        }
+        long marginMicros = clockMargin.toNanos() / 1_000;
+        // A short time bound still lets one batch run: it bounds when batches start, not the first one's statements.
+        Duration batchBound = purge.maxDuration().compareTo(MIN_BATCH_BOUND) < 0 ? MIN_BATCH_BOUND : purge.maxDuration();
+        long began = System.nanoTime();
+        long bound = purge.maxDuration().toNanos();
+        String cursor = start;
+        long removed = 0;
+        int batches = 0;
+        while (true) {
+            LockRowPurge.Batch batch = Stages.awaitUninterruptibly(rows.purgeBatch(cursor, purge.batchSize(), marginMicros, batchBound));
+            batches++;
+            removed += batch.removed();
+            metrics.purged(rows.name(), "lock", batch.removed());
+            if (batch.examined() < purge.batchSize()) {
+                return new PurgeResult(removed, batches, true, Optional.empty());
+            }
+            cursor = batch.last();
+            if (System.nanoTime() - began >= bound) {
+                return new PurgeResult(removed, batches, false, Optional.of(cursor));
+            }
+        }
+    }
+
     private UnsupportedOperationException unsupported(String what) {
         return new UnsupportedOperationException("fence-guard-jdbc has " + what + " for PostgreSQL only; this data source is "
                 + database.displayName());
@@ -136,6 +226,8 @@ public final class FenceGuardJdbc implements AutoCloseable {
         private String flightTable = "fence_guard_flights";
         private FenceStrategy strategy = FenceStrategy.DENSE;
         private Executor executor = BoundedJdbc.VIRTUAL_THREADS;
+        private Duration clockMargin = Horizon.DEFAULT_MARGIN;
+        private LockMetrics metrics;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -211,6 +303,31 @@ public final class FenceGuardJdbc implements AutoCloseable {
         }
 
         /**
+         * How far back {@link #purgeLocks} judges a {@link FenceStrategy#CLOCK_FLOORED} lock row old enough to
+         * remove: its fence must be below {@code tick(clock - clockMargin)}. The bound on how far the
+         * database's clock may step back between a purge and a later acquisition (NTP slews small errors;
+         * after a larger step, pause purges for the margin plus the step). Default 5 minutes; not used under
+         * {@link FenceStrategy#DENSE}, whose purge folds instead.
+         *
+         * @throws NullPointerException if {@code clockMargin} is null
+         * @throws IllegalArgumentException if it is negative or longer than 1 day
+         */
+        public Builder withClockMargin(Duration clockMargin) {
+            this.clockMargin = Horizon.checkMargin(clockMargin);
+            return this;
+        }
+
+        /**
+         * Where {@link #purgeLocks} counts what it removed; default {@link LockMetrics#automatic()}.
+         *
+         * @throws NullPointerException if {@code metrics} is null
+         */
+        public Builder withMetrics(LockMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
          * Where the flight store's one long-lived {@code LISTEN} connection comes from; default the
          * builder's data source. Give a non-pooled one (a {@code PGSimpleDataSource}) to keep the pool's
          * connections for statements. It must reach the same database, and not through a pooler in
@@ -244,9 +361,9 @@ public final class FenceGuardJdbc implements AutoCloseable {
             return switch (database) {
                 case POSTGRESQL -> new FenceGuardJdbc(database, new PostgresLockBackend(locks),
                         new PostgresIdempotencyBackend(settings.withTable(idempotencyTable)),
-                        new PostgresFlightStore(settings.withTable(flightTable), listenerDataSource == null ? dataSource : listenerDataSource));
-                case MARIADB -> new FenceGuardJdbc(database, new MariaDbLockBackend(locks), null, null);
-                case MYSQL -> new FenceGuardJdbc(database, new MySqlLockBackend(locks), null, null);
+                        new PostgresFlightStore(settings.withTable(flightTable), listenerDataSource == null ? dataSource : listenerDataSource), this);
+                case MARIADB -> new FenceGuardJdbc(database, new MariaDbLockBackend(locks), null, null, this);
+                case MYSQL -> new FenceGuardJdbc(database, new MySqlLockBackend(locks), null, null, this);
             };
         }
     }

@@ -8,6 +8,7 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.internal.ClockFloor;
+import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
@@ -22,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import javax.sql.DataSource;
@@ -74,7 +76,7 @@ import javax.sql.DataSource;
  *
  * @since 0.1
  */
-final class MariaDbLockBackend implements LockBackend {
+final class MariaDbLockBackend implements LockBackend, LockRowPurge {
 
     private final Executor executor;
     private final BoundedJdbc calls;
@@ -84,6 +86,7 @@ final class MariaDbLockBackend implements LockBackend {
     private final String releaseSql;
     private final String extendSql;
     private final String lookupSql;
+    private final MySqlLockPurge purge;
 
     MariaDbLockBackend(TableSettings b) {
         this.executor = b.executor();
@@ -98,7 +101,16 @@ final class MariaDbLockBackend implements LockBackend {
         // may lag the write by the wait: it only has to grow with time, the counter keeps fences rising.
         String floor = "FLOOR((UNIX_TIMESTAMP(NOW(6)) * 1000000 - " + ClockFloor.EPOCH_MILLIS * 1000 + ") / "
                 + ClockFloor.MICROS_PER_FENCE + ")";
-        String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
+        // DENSE: a key without a row starts above the table's floor, the highest fence a purge removed
+        // (docs/fence-lifecycle.md, "DENSE fences"), read with a locking read: it waits for a purge holding the floor
+        // row FOR UPDATE and reads its committed value. (Read on every acquisition: nothing in this statement can
+        // tell first whether the key has a row.) No floor row (a table migrated by hand): no purge ran, start at 1.
+        String floorRow = "(SELECT fence_floor FROM `" + b.schema() + "`.`" + LockRowPurge.FLOOR_TABLE + "` WHERE lock_table = '"
+                + b.table() + "' LOCK IN SHARE MODE)";
+        String firstFence = strategy == FenceStrategy.DENSE ? "COALESCE(" + floorRow + " + 1, 1)" : "GREATEST(1, " + floor + ")";
+        // The free row an extend of a key without a row leaves: under DENSE its fence is the floor, so that the
+        // next acquisition (fence + 1) is above every fence a purge removed.
+        String noFence = strategy == FenceStrategy.DENSE ? "COALESCE(" + floorRow + ", 0)" : "0";
         String nextFence = strategy == FenceStrategy.DENSE ? "fence + 1" : "GREATEST(fence + 1, " + floor + ")";
         String free = "(lock_id IS NULL OR expires_at <= @fg_now)";
         // RETURNING reads the row as the statement left it. It was granted if it holds our lock id and was acquired
@@ -117,13 +129,14 @@ final class MariaDbLockBackend implements LockBackend {
         this.releaseSql = "UPDATE " + table + " SET lock_id = NULL, expires_at = NULL "
                 + "WHERE lock_key = ? AND lock_id = ? AND expires_at > SYSDATE(6)";
         this.extendSql = "INSERT INTO " + table + " (lock_key, fence, lock_id, expires_at, acquired_at) "
-                + "VALUES (?, 0, NULL, NULL, NULL) "
+                + "VALUES (?, " + noFence + ", NULL, NULL, NULL) "
                 + "ON DUPLICATE KEY UPDATE expires_at = IF((@fg_now := SYSDATE(6)) IS NOT NULL AND lock_id = ? AND expires_at > @fg_now, "
                 + expiry + ", expires_at) "
                 // Extended iff the row now holds our lock id and a future expiry, read after the judgment: a refused row
                 // is unchanged, and was refused for lacking exactly that.
                 + "RETURNING lock_id = ? AND expires_at > SYSDATE(6), expires_at";
         this.lookupSql = "SELECT fence, expires_at FROM " + table + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > SYSDATE(6)";
+        this.purge = new MySqlLockPurge(b, MariaDbLockBackend::bounded);
     }
 
     @Override
@@ -172,13 +185,10 @@ final class MariaDbLockBackend implements LockBackend {
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {
         return calls.submit(null, "warm-up on " + table, timeout, BoundedJdbc.rolledBack((c, left) -> {
-            LockId holder = LockId.random();
-            Duration ttl = Duration.ofSeconds(1);
-            return acquire(c, left, WARM_UP_KEY, "", holder, ttl).isPresent()
-                    & acquire(c, left, WARM_UP_KEY, "", LockId.random(), ttl).isEmpty()
-                    & extend(c, left, WARM_UP_KEY, holder, ttl).isPresent()
-                    & lookup(c, left, WARM_UP_KEY).isPresent()
-                    & release(c, left, WARM_UP_KEY, holder);
+            return WarmUps.everyLockPath((holder, ttl) -> acquire(c, left, WARM_UP_KEY, "", holder, ttl).isPresent(),
+                    (holder, ttl) -> extend(c, left, WARM_UP_KEY, holder, ttl).isPresent(),
+                    (holder, ttl) -> lookup(c, left, WARM_UP_KEY).isPresent(),
+                    (holder, ttl) -> release(c, left, WARM_UP_KEY, holder));
         })).thenApply(allRan -> null);
     }
 
@@ -238,6 +248,12 @@ final class MariaDbLockBackend implements LockBackend {
                 return rs.next() ? Optional.of(new Live(rs.getLong(1), MySqlLockRows.instant(rs, 2))) : Optional.empty();
             }
         }
+    }
+
+    @Override
+    public CompletableFuture<Batch> purgeBatch(String after, int size, long marginMicros, Duration timeout) {
+        return calls.submit(null, "purge of lock rows on " + table, timeout, MySqlLockPurge.readCommitted(
+                LockRowPurge.inTransaction((c, left) -> purge.batch(c, left, after, size, marginMicros))));
     }
 
     /** The executor the calls run on. */

@@ -8,6 +8,7 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.internal.ClockFloor;
+import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
@@ -22,6 +23,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import javax.sql.DataSource;
@@ -82,7 +84,7 @@ import javax.sql.DataSource;
  *
  * @since 0.1
  */
-final class MySqlLockBackend implements LockBackend {
+final class MySqlLockBackend implements LockBackend, LockRowPurge {
 
     /** The insert id of an acquire refused because a live lease holds the key; above any fence. */
     static final long HELD = 1L << 61;
@@ -105,6 +107,7 @@ final class MySqlLockBackend implements LockBackend {
     private final String extendSql;
     private final String lookupSql;
     private final String liveSql;
+    private final MySqlLockPurge purge;
 
     MySqlLockBackend(TableSettings b) {
         this.executor = b.executor();
@@ -117,7 +120,12 @@ final class MySqlLockBackend implements LockBackend {
         // uses the statement's start: one value for the whole statement, and the floor only has to grow with time.
         String nowMicros = "TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
         String floor = "((" + nowMicros + " - " + ClockFloor.EPOCH_MILLIS * 1000 + ") DIV " + ClockFloor.MICROS_PER_FENCE + ")";
-        String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
+        // DENSE: a key without a row starts above the table's floor, the highest fence a purge removed
+        // (docs/fence-lifecycle.md, "DENSE fences"), read with a locking read: it waits for a purge holding the floor
+        // row FOR UPDATE and reads its committed value. (Read on every acquisition: nothing in this statement can
+        // tell first whether the key has a row.) No floor row (a table migrated by hand): no purge ran, start at 1.
+        String firstFence = strategy == FenceStrategy.DENSE ? "COALESCE((SELECT fence_floor + 1 FROM `" + b.schema() + "`.`"
+                + LockRowPurge.FLOOR_TABLE + "` WHERE lock_table = '" + b.table() + "' LOCK IN SHARE MODE), 1)" : "GREATEST(1, " + floor + ")";
         String nextFence = strategy == FenceStrategy.DENSE ? "fence + 1" : "GREATEST(fence + 1, " + floor + ")";
         String fenceLeft = nextFence + " <= " + FenceToken.MAX_VALUE;
         String free = "(lock_id IS NULL OR expires_at <= " + now + ")";
@@ -147,6 +155,8 @@ final class MySqlLockBackend implements LockBackend {
         this.liveSql = "SELECT expires_at FROM " + table + " WHERE lock_key = ? AND lock_id = ? AND expires_at > " + now;
         this.lookupSql = "SELECT /*+ MAX_EXECUTION_TIME(%d) */ fence, expires_at FROM " + table
                 + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > " + now;
+        // MySQL has no SET STATEMENT: the batch's statements are bounded by the abort, as the writes are.
+        this.purge = new MySqlLockPurge(b, (c, sql, left) -> c.prepareStatement(sql));
     }
 
     @Override
@@ -279,18 +289,21 @@ final class MySqlLockBackend implements LockBackend {
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {
         return calls.submit(null, "warm-up on " + table, timeout, BoundedJdbc.rolledBack((c, left) -> {
-            LockId holder = LockId.random();
-            Duration ttl = Duration.ofSeconds(1);
-            return acquire(c, WARM_UP_KEY, "", holder, ttl).isPresent()
-                    & acquire(c, WARM_UP_KEY, "", LockId.random(), ttl).isEmpty()
-                    & extend(c, WARM_UP_KEY, holder, ttl).isPresent()
-                    & lookup(c, left, WARM_UP_KEY).isPresent()
-                    & release(c, WARM_UP_KEY, holder);
+            return WarmUps.everyLockPath((holder, ttl) -> acquire(c, WARM_UP_KEY, "", holder, ttl).isPresent(),
+                    (holder, ttl) -> extend(c, WARM_UP_KEY, holder, ttl).isPresent(),
+                    (holder, ttl) -> lookup(c, left, WARM_UP_KEY).isPresent(),
+                    (holder, ttl) -> release(c, WARM_UP_KEY, holder));
         })).thenApply(allRan -> null);
     }
 
     /** The internal key of warm-ups: no {@link LockKey} is empty. */
     private static final byte[] WARM_UP_KEY = new byte[0];
+
+    @Override
+    public CompletableFuture<Batch> purgeBatch(String after, int size, long marginMicros, Duration timeout) {
+        return calls.submit(null, "purge of lock rows on " + table, timeout, MySqlLockPurge.readCommitted(
+                LockRowPurge.inTransaction((c, left) -> purge.batch(c, left, after, size, marginMicros))));
+    }
 
     /** The executor the calls run on. */
     public Executor executor() {

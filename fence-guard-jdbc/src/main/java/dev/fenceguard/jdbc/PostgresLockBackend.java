@@ -14,6 +14,7 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.internal.ClockFloor;
+import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
@@ -26,6 +27,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import javax.sql.DataSource;
@@ -64,7 +66,7 @@ import javax.sql.DataSource;
  *
  * @since 0.1
  */
-final class PostgresLockBackend implements LockBackend {
+final class PostgresLockBackend implements LockBackend, LockRowPurge {
 
     private final Executor executor;
     private final BoundedJdbc calls;
@@ -75,7 +77,13 @@ final class PostgresLockBackend implements LockBackend {
     private final String releaseSql;
     private final String extendSql;
     private final String lookupSql;
+    /** The lock table's name, its row in the floor table. */
+    private final String tableName;
+    private final String lockFloorSql;
+    private final String purgeSql;
     // Built once: a string concatenation in a call is linked on its first run, which a warm-up cannot reach.
+    /** How many parameters the DENSE acquisition adds before the key's (the key and the table, for its floor). */
+    private final int keyParams;
     private final String acquireOp;
     private final String releaseOp;
     private final String extendOp;
@@ -90,7 +98,20 @@ final class PostgresLockBackend implements LockBackend {
         // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks (extract: exact numeric on 14+, a double good to ~1 µs on 13).
         String floor = "floor((extract(epoch from clock_timestamp()) * 1000000 - " + ClockFloor.EPOCH_MILLIS * 1000
                 + ") / " + ClockFloor.MICROS_PER_FENCE + ")::bigint";
-        String firstFence = strategy == FenceStrategy.DENSE ? "1" : "GREATEST(1, " + floor + ")";
+        this.tableName = b.table();
+        String floors = "\"" + b.schema() + "\".\"" + LockRowPurge.FLOOR_TABLE + "\"";
+        // DENSE: a key without a row starts above the table's floor, the highest fence a purge removed
+        // (docs/fence-lifecycle.md, "DENSE fences"). The floor is read only when the key has no row: the
+        // row, if there is one, is locked FOR KEY SHARE (so that a purge skips it, or has removed it by the
+        // time the lock is granted: a locking read waits for the purge and then finds no row), else the floor
+        // is read FOR SHARE, which waits for a purge holding it FOR UPDATE and returns its committed value.
+        // Both are uncorrelated subqueries, evaluated lazily: an existing key's acquisition never touches the
+        // floor row, which would otherwise be one hot row share-locked by every acquisition.
+        String firstFence = strategy == FenceStrategy.DENSE
+                ? "CASE WHEN EXISTS (SELECT 1 FROM " + table + " WHERE lock_key = ? FOR KEY SHARE) THEN 1 ELSE GREATEST(1, "
+                        + "(SELECT fence_floor + 1 FROM " + floors + " WHERE lock_table = ? FOR SHARE)) END"
+                : "GREATEST(1, " + floor + ")";
+        this.keyParams = strategy == FenceStrategy.DENSE ? 2 : 0;
         String nextFence = strategy == FenceStrategy.DENSE ? "l.fence + 1" : "GREATEST(l.fence + 1, " + floor + ")";
         this.acquireSql = BOUND + "INSERT INTO " + table + " AS l (lock_key, fence, lock_id, expires_at, acquired_at) "
                 + "VALUES (?, " + firstFence + ", ?, " + expiry + ", clock_timestamp()) "
@@ -106,6 +127,22 @@ final class PostgresLockBackend implements LockBackend {
                 + " WHERE lock_key = ? AND lock_id = ? AND expires_at > clock_timestamp() RETURNING expires_at";
         this.lookupSql = BOUND + "SELECT fence, expires_at FROM " + table
                 + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > clock_timestamp()";
+        this.lockFloorSql = BOUND + "SELECT fence_floor FROM " + floors + " WHERE lock_table = ? FOR UPDATE";
+        String free = "(l.lock_id IS NULL OR l.expires_at <= clock_timestamp())";
+        // CLOCK_FLOORED: only rows whose fence is below tick(clock - margin); an uncorrelated scalar subquery, so
+        // that the clock is read once and the condition can use an index (clock_timestamp() alone is volatile).
+        String old = strategy == FenceStrategy.DENSE ? "" : " AND l.fence < (SELECT floor((extract(epoch from clock_timestamp())"
+                + " * 1000000 - ?::bigint - " + ClockFloor.EPOCH_MILLIS * 1000 + ") / " + ClockFloor.MICROS_PER_FENCE + ")::bigint)";
+        // One statement: c locks the candidates (SKIP LOCKED: a row an acquisition holds, or is taking, is left
+        // for a later purge), d removes them with the condition again (read committed re-checks it against the
+        // newest version of a row that changed since the statement began), u raises the floor (locked FOR UPDATE
+        // by the batch's first statement) to the highest fence removed.
+        this.purgeSql = BOUND + "WITH c AS (SELECT l.lock_key FROM " + table + " l WHERE l.lock_key > ? AND " + free + old
+                + " ORDER BY l.lock_key LIMIT ? FOR UPDATE SKIP LOCKED), "
+                + "d AS (DELETE FROM " + table + " l USING c WHERE l.lock_key = c.lock_key AND " + free + old + " RETURNING l.fence), "
+                + "u AS (UPDATE " + floors + " SET fence_floor = GREATEST(fence_floor, (SELECT max(fence) FROM d)) "
+                + "WHERE lock_table = ? AND EXISTS (SELECT 1 FROM d) RETURNING fence_floor) "
+                + "SELECT (SELECT count(*) FROM c), (SELECT max(lock_key) FROM c), (SELECT count(*) FROM d), (SELECT count(*) FROM u)";
         this.acquireOp = "acquire on " + table;
         this.releaseOp = "release on " + table;
         this.extendOp = "extend on " + table;
@@ -178,8 +215,6 @@ final class PostgresLockBackend implements LockBackend {
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {
         return calls.submit(null, "warm-up on " + table, timeout, BoundedJdbc.rolledBack((c, left) -> {
-            LockId holder = LockId.random();
-            Duration ttl = Duration.ofSeconds(1);
             // One answer that takes the server a moment, so that this thread waits on the socket once:
             // on a virtual thread (the default executor) the first such wait of the process starts the
             // JDK's I/O poller (several ms), which the first real call paid when the warm-up's own
@@ -187,12 +222,10 @@ final class PostgresLockBackend implements LockBackend {
             try (Statement st = c.createStatement()) {
                 st.execute("SELECT pg_sleep(0.005)");
             }
-            boolean allRan = acquireWork(WARM_UP_KEY, holder, ttl).apply(c, left).isPresent()
-                    & acquireWork(WARM_UP_KEY, LockId.random(), ttl).apply(c, left).isEmpty()
-                    & extendWork(WARM_UP_KEY, holder, ttl).apply(c, left).isPresent()
-                    & lookupWork(WARM_UP_KEY, WARM_UP_LOCK_KEY).apply(c, left).isPresent()
-                    & releaseWork(WARM_UP_KEY, holder).apply(c, left);
-            return allRan;
+            return WarmUps.everyLockPath((holder, ttl) -> acquireWork(WARM_UP_KEY, holder, ttl).apply(c, left).isPresent(),
+                    (holder, ttl) -> extendWork(WARM_UP_KEY, holder, ttl).apply(c, left).isPresent(),
+                    (holder, ttl) -> lookupWork(WARM_UP_KEY, WARM_UP_LOCK_KEY).apply(c, left).isPresent(),
+                    (holder, ttl) -> releaseWork(WARM_UP_KEY, holder).apply(c, left));
         })).thenApply(allRan -> null);
     }
 
@@ -204,9 +237,13 @@ final class PostgresLockBackend implements LockBackend {
     private Optional<Grant> acquire(Connection c, BoundedJdbc.TimeLeft left, String key, LockId lockId, Duration ttl) throws SQLException {
         try (PreparedStatement ps = prepare(c, acquireSql, left)) {
             ps.setString(3, key);
-            ps.setString(4, lockId.value());
-            ps.setLong(5, ttl.toMillis());
-            ps.setLong(6, ttl.toMillis());
+            if (keyParams > 0) {
+                ps.setString(4, key);
+                ps.setString(5, tableName);
+            }
+            ps.setString(4 + keyParams, lockId.value());
+            ps.setLong(5 + keyParams, ttl.toMillis());
+            ps.setLong(6 + keyParams, ttl.toMillis());
             try (ResultSet rs = resultAfterBound(ps)) {
                 if (rs.next()) {
                     return Optional.of(new Grant(rs.getLong(1), instant(rs, 2)));
@@ -255,6 +292,36 @@ final class PostgresLockBackend implements LockBackend {
                 return rs.next() ? Optional.of(new Grant(rs.getLong(1), instant(rs, 2))) : Optional.empty();
             }
         }
+    }
+
+    @Override
+    public CompletableFuture<Batch> purgeBatch(String after, int size, long marginMicros, Duration timeout) {
+        return calls.submit(null, "purge of lock rows on " + table, timeout, LockRowPurge.inTransaction((c, left) -> {
+            try (PreparedStatement ps = prepare(c, lockFloorSql, left)) {
+                ps.setString(3, tableName);
+                try (ResultSet rs = resultAfterBound(ps)) {
+                    if (!rs.next()) {
+                        throw LockRowPurge.missingFloor(table, tableName);
+                    }
+                }
+            }
+            try (PreparedStatement ps = prepare(c, purgeSql, left)) {
+                int i = 3;
+                ps.setString(i++, after);
+                if (strategy != FenceStrategy.DENSE) {
+                    ps.setLong(i++, marginMicros);
+                }
+                ps.setInt(i++, size);
+                if (strategy != FenceStrategy.DENSE) {
+                    ps.setLong(i++, marginMicros);
+                }
+                ps.setString(i, tableName);
+                try (ResultSet rs = resultAfterBound(ps)) {
+                    rs.next();
+                    return new Batch(rs.getInt(1), rs.getString(2), rs.getLong(3));
+                }
+            }
+        }));
     }
 
     /** The executor the calls run on. */

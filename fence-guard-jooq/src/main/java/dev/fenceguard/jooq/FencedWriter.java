@@ -9,6 +9,7 @@ import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.spi.WriteObservation;
 import dev.fenceguard.jdbc.internal.SqlCauses;
 import dev.fenceguard.jooq.internal.FencedStatements;
@@ -364,6 +365,7 @@ public final class FencedWriter {
             }
             return null;
         });
+        WarmUps.outcomes();
     }
 
     /**

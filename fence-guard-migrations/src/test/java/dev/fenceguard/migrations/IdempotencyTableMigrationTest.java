@@ -27,7 +27,7 @@ class IdempotencyTableMigrationTest {
 
     @Test
     void createsTheDocumentedLayoutOnceBesideALockTable() {
-        assertThat(FenceGuardMigrations.builder(ds).withSchema(schema.name()).withTable("locks").migrate()).isEqualTo(1);
+        assertThat(FenceGuardMigrations.builder(ds).withSchema(schema.name()).withTable("locks").migrate()).isEqualTo(2);
         assertThat(FenceGuardMigrations.idempotencyBuilder(ds).withSchema(schema.name()).withTable("idem_a").migrate()).isEqualTo(1);
         assertThat(FenceGuardMigrations.idempotencyBuilder(ds).withSchema(schema.name()).withTable("idem_a").migrate()).isZero();
         // The stored layout is a compatibility promise (docs/idempotency-store.md): this test pins it.

@@ -38,7 +38,7 @@ class MariaDbMigrationsTest {
 
     @Test
     void createsTheDocumentedLockTableOnceAndIsANoOpAfterwards() {
-        assertThat(FenceGuardMigrations.builder(ds).withSchema(db.name()).withTable("locks_a").migrate()).isEqualTo(1);
+        assertThat(FenceGuardMigrations.builder(ds).withSchema(db.name()).withTable("locks_a").migrate()).isEqualTo(2);
         assertThat(FenceGuardMigrations.builder(ds).withSchema(db.name()).withTable("locks_a").migrate()).isZero();
         // The stored layout is a compatibility promise (docs/mysql-mariadb.md): this test pins it.
         assertThat(db.query("SELECT column_name, column_type, is_nullable, column_key FROM information_schema.columns "
@@ -49,6 +49,26 @@ class MariaDbMigrationsTest {
                         "lock_id|char(22)|YES|",
                         "expires_at|datetime(6)|YES|",
                         "acquired_at|datetime(6)|YES|");
+    }
+
+    @Test
+    void aLockTableOfTheFirstVersionGetsItsFloorRowWithoutTouchingItsRows() {
+        // Tried: a database migrated before the floor existed (V1 only, rows in use), then today's migrate().
+        Flyway.configure().dataSource(ds).locations(FenceGuardMigrations.MYSQL_LOCATION).schemas(db.name()).createSchemas(true)
+                .table(FenceGuardMigrations.historyTable("locks_v1")).baselineOnMigrate(true).baselineVersion("0")
+                .placeholders(FenceGuardMigrations.placeholders(db.name(), "locks_v1")).target("1").load().migrate();
+        String t = db.name() + ".locks_v1";
+        db.execute("INSERT INTO " + t + " (lock_key, fence) VALUES ('a', 7), ('b', 3)");
+
+        assertThat(FenceGuardMigrations.builder(ds).withSchema(db.name()).withTable("locks_v1").migrate()).isEqualTo(1);
+
+        assertThat(db.query("SELECT CONCAT(CAST(lock_key AS CHAR), '=', fence) FROM " + t + " ORDER BY 1")).containsExactly("a=7", "b=3");
+        assertThat(db.query("SELECT CONCAT(lock_table, '=', fence_floor) FROM " + db.name()
+                + ".fence_guard_lock_floors WHERE lock_table = 'locks_v1'")).containsExactly("locks_v1=0");
+        assertThat(FenceGuardMigrations.builder(ds).withSchema(db.name()).withTable("locks_v1").migrate()).isZero();
+        assertThat(db.query("SELECT column_name, column_type, is_nullable, column_key FROM information_schema.columns "
+                + "WHERE table_schema = '" + db.name() + "' AND table_name = 'fence_guard_lock_floors' ORDER BY ordinal_position"))
+                .containsExactly("lock_table|varchar(64)|NO|PRI", "fence_floor|bigint(20)|NO|");
     }
 
     @Test

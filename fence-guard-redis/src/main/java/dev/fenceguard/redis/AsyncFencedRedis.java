@@ -5,6 +5,8 @@ import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.ClockFloor;
+import dev.fenceguard.core.internal.Horizon;
 import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.spi.WriteObservation;
 import dev.fenceguard.core.spi.WriteRule;
@@ -58,28 +60,75 @@ import java.util.function.Supplier;
  */
 public final class AsyncFencedRedis {
 
-    private static final Script SET = Script.load("fenced_set");
-    private static final Script HSET = Script.load("fenced_hset");
-    private static final Script DEL = Script.load("fenced_del");
-    private static final Script CLAIM = Script.load("fenced_claim");
-    /** Called as {@link #SET} is, it reads the fence key as SET does and answers "applied", writing nothing. */
-    private static final Script WARM_UP_SET = Script.load("fenced_set_warm_up");
     /** The data key of the warm-up's set: it has no brace, so it is in none of fence-guard's key spaces. */
     private static final String WARM_UP_KEY = "warm-up";
-    private static final String PRELUDE = resource("fenced_eval_prelude.lua");
-    private static final String EPILOGUE = resource("fenced_eval_epilogue.lua");
+    private static final String HORIZON_LIBRARY = resource("horizon.lua");
+    private static final Scripts WITHOUT_HORIZON = Scripts.of(Optional.empty());
+
+    /**
+     * The built-in scripts, in their variant without a horizon (today's scripts, to the command) or with one
+     * ({@code horizon.lua} put before each, its numbers filled in): a script per {@link FenceGuardRedis}, as
+     * its horizon is written into the text.
+     *
+     * @param warmUpSet called as {@link #set} is, it reads the fence key as SET does and answers "applied",
+     *     writing nothing
+     * @param prelude the text put before a user's {@link #eval} body, with {@code ${FENCE_FIELD}} left to fill in
+     */
+    record Scripts(Script set, Script hset, Script delete, Script claim, Script warmUpSet, String prelude, String epilogue,
+            boolean horizon) {
+
+        static Scripts of(Optional<Horizon> horizon) {
+            if (horizon.isEmpty() && WITHOUT_HORIZON != null) {
+                return WITHOUT_HORIZON;
+            }
+            Map<String, String> values = horizon.map(h -> Map.of("HORIZON", "true",
+                    "HORIZON_US", Long.toString(h.ageMicros()),
+                    // H + M in whole milliseconds, rounded up: a tombstone may outlive the rule, never go before it.
+                    "KEEP_MS", Long.toString(Math.ceilDiv(h.purgeMicros(), 1000L)),
+                    "EPOCH_US", Long.toString(ClockFloor.EPOCH_MILLIS * 1000),
+                    "EPOCH_MS", Long.toString(ClockFloor.EPOCH_MILLIS),
+                    "PER_MS", Long.toString(ClockFloor.PER_MILLISECOND),
+                    "US_PER_FENCE", Long.toString(ClockFloor.MICROS_PER_FENCE))).orElse(Map.of("HORIZON", "false"));
+            String library = horizon.isPresent() ? HORIZON_LIBRARY : "";
+            return new Scripts(script("fenced_set", library, values), script("fenced_hset", library, values),
+                    script("fenced_del", library, values), script("fenced_claim", library, values),
+                    script("fenced_set_warm_up", "", values), fill(library + resource("fenced_eval_prelude.lua"), values),
+                    fill(resource("fenced_eval_epilogue.lua"), values), horizon.isPresent());
+        }
+
+        private static Script script(String name, String library, Map<String, String> values) {
+            String source = fill(library + resource(name + ".lua"), values);
+            if (source.contains("${")) {
+                throw new IllegalStateException("unfilled placeholder in " + name + ".lua");
+            }
+            return Script.of(name, source);
+        }
+
+        private static String fill(String source, Map<String, String> values) {
+            for (Map.Entry<String, String> e : values.entrySet()) {
+                source = source.replace("${" + e.getKey() + "}", e.getValue());
+            }
+            return source;
+        }
+    }
 
     /**
      * What every fenced writer of one {@link FenceGuardRedis} shares: where fences live, which key
-     * spaces are refused (the lock backends' and the flight store's), the call timeout, and the cache of
-     * users' scripts (whose prelude depends only on the fence field).
+     * spaces are refused (the lock backends' and the flight store's), the call timeout, the horizon, the
+     * scripts, and the cache of users' scripts (whose prelude depends only on the fence field and the horizon).
      */
     record Space(String fencePrefix, String fenceField, List<String> lockPrefixes, String flightPrefix, Duration timeout,
-            String prelude, Map<String, Script> userScripts) {
+            Scripts scripts, String prelude, Map<String, Script> userScripts) {
 
-        Space(String fencePrefix, String fenceField, List<String> lockPrefixes, String flightPrefix, Duration timeout) {
-            this(fencePrefix, fenceField, List.copyOf(lockPrefixes), flightPrefix, timeout,
-                    PRELUDE.replace("${FENCE_FIELD}", luaString(fenceField)), new ConcurrentHashMap<>());
+        Space(String fencePrefix, String fenceField, List<String> lockPrefixes, String flightPrefix, Duration timeout,
+                Optional<Horizon> horizon) {
+            this(fencePrefix, fenceField, List.copyOf(lockPrefixes), flightPrefix, timeout, Scripts.of(horizon), fenceField);
+        }
+
+        private Space(String fencePrefix, String fenceField, List<String> lockPrefixes, String flightPrefix, Duration timeout,
+                Scripts scripts, String field) {
+            this(fencePrefix, fenceField, lockPrefixes, flightPrefix, timeout, scripts,
+                    scripts.prelude().replace("${FENCE_FIELD}", luaString(field)), new ConcurrentHashMap<>());
         }
     }
 
@@ -112,15 +161,20 @@ public final class AsyncFencedRedis {
         checkKey(key);
         Objects.requireNonNull(value, "value");
         Objects.requireNonNull(fence, "fence");
-        return rule.observeAsync("string", "set", fence, setting(SET, key, key, value, fence));
+        return rule.observeAsync("string", "set", fence, setting(space.scripts().set(), key, key, value, fence));
     }
 
     /**
      * The fenced set of {@code key} with {@code script}, unobserved; {@code subject} names the key in
-     * errors (null for the warm-up, which runs this with {@link #WARM_UP_SET} so that the very lines of a
+     * errors (null for the warm-up, which runs this with the warm-up script so that the very lines of a
      * real set are linked before it).
      */
     private Supplier<CompletableFuture<WriteOutcome>> setting(Script script, String key, String subject, String value, FenceToken fence) {
+        if (space.scripts().horizon()) {
+            // With a horizon the script answers a list, as the others do: it has three outcomes.
+            return () -> judged(redis.multi(script, subject, keysOf(key), value, Long.toString(fence.value()), strictFlag,
+                    space.fenceField()), subject, key, fence, "fenced set");
+        }
         return () -> bounded(redis.integer(script, subject, keysOf(key), value, Long.toString(fence.value()), strictFlag,
                 space.fenceField()), subject, "fenced set")
                 .thenApply(r -> r > 0 ? new WriteOutcome.Applied(key, fence.value()) : rule.stale(key, fence, -r));
@@ -151,7 +205,7 @@ public final class AsyncFencedRedis {
             args.add(Objects.requireNonNull(v, "value of field " + f));
         });
         return rule.observeAsync("hash", "hset", fence,
-                () -> judged(redis.multi(HSET, key, keysOf(key), args.toArray(String[]::new)), key, fence, "fenced hset"));
+                () -> judged(redis.multi(space.scripts().hset(), key, keysOf(key), args.toArray(String[]::new)), key, fence, "fenced hset"));
     }
 
     /**
@@ -165,7 +219,7 @@ public final class AsyncFencedRedis {
     public CompletionStage<WriteOutcome> delete(String key, FenceToken fence) {
         checkKey(key);
         Objects.requireNonNull(fence, "fence");
-        return rule.observeAsync("key", "delete", fence, () -> judged(redis.multi(DEL, key, keysOf(key), space.fenceField(),
+        return rule.observeAsync("key", "delete", fence, () -> judged(redis.multi(space.scripts().delete(), key, keysOf(key), space.fenceField(),
                 Long.toString(fence.value()), strictFlag), key, fence, "fenced delete"));
     }
 
@@ -180,7 +234,7 @@ public final class AsyncFencedRedis {
     public CompletionStage<WriteOutcome> claim(String key, FenceToken fence) {
         checkKey(key);
         Objects.requireNonNull(fence, "fence");
-        return rule.observeAsync("key", "claim", fence, () -> judged(redis.multi(CLAIM, key, keysOf(key), space.fenceField(),
+        return rule.observeAsync("key", "claim", fence, () -> judged(redis.multi(space.scripts().claim(), key, keysOf(key), space.fenceField(),
                 Long.toString(fence.value()), strictFlag), key, fence, "fenced claim"));
     }
 
@@ -202,7 +256,7 @@ public final class AsyncFencedRedis {
         }
         keys.forEach(this::checkKey);
         Script script = space.userScripts().computeIfAbsent(luaBody,
-                body -> Script.of("fenced script", space.prelude() + body + "\n" + EPILOGUE));
+                body -> Script.of("fenced script", space.prelude() + body + "\n" + space.scripts().epilogue()));
         String guarded = keys.getFirst();
         List<String> allKeys = new ArrayList<>(keys);
         allKeys.add(RedisKeys.resourceFenceKey(space.fencePrefix(), guarded));
@@ -238,10 +292,12 @@ public final class AsyncFencedRedis {
      */
     public CompletionStage<Void> warmUp() {
         RedisKeys.fillSlotTags();
+        WarmUps.outcomes();
         String key = checkKey(WARM_UP_KEY); // the checks of every write, on a key no key space of fence-guard's holds
         // The scripts loaded once, then the set path run in rounds, as LockClient.warmUp does (WarmUps.ROUNDS).
-        CompletableFuture<Void> call = WarmUps.rounds(redis.load(null, SET, HSET, DEL, CLAIM, WARM_UP_SET),
-                () -> setting(WARM_UP_SET, key, null, "", FenceToken.of(1)).get());
+        Scripts scripts = space.scripts();
+        CompletableFuture<Void> call = WarmUps.rounds(redis.load(null, scripts.set(), scripts.hset(), scripts.delete(),
+                scripts.claim(), scripts.warmUpSet()), () -> setting(scripts.warmUpSet(), key, null, "", FenceToken.of(1)).get());
         return bounded(call, null, "warm-up");
     }
 
@@ -257,10 +313,19 @@ public final class AsyncFencedRedis {
 
     private CompletableFuture<WriteOutcome> judged(CompletableFuture<List<Object>> call, String key, FenceToken fence,
             String operation) {
-        return bounded(call, key, operation).thenApply(r -> outcome(r, key, fence));
+        return judged(call, key, key, fence, operation);
     }
 
-    /** {@code {1, fence}} applied, {@code {-1, fence}} recorded on a tombstone, {@code {0, stored}} stale. */
+    /** {@code subject} names the key in errors (null for the warm-up), {@code key} in the outcome. */
+    private CompletableFuture<WriteOutcome> judged(CompletableFuture<List<Object>> call, String subject, String key, FenceToken fence,
+            String operation) {
+        return bounded(call, subject, operation).thenApply(r -> outcome(r, key, fence));
+    }
+
+    /**
+     * {@code {1, fence}} applied, {@code {-1, fence}} recorded on a tombstone, {@code {0, stored}} stale,
+     * {@code {-2, horizon}} refused by the horizon: no fence record, and the fence at or below {@code tick(TIME - H)}.
+     */
     private WriteOutcome outcome(List<Object> r, String key, FenceToken fence) {
         long status = (Long) r.get(0);
         if (status == 1) {
@@ -268,6 +333,9 @@ public final class AsyncFencedRedis {
         }
         if (status == -1) {
             return new WriteOutcome.NotFound(key);
+        }
+        if (status == -2) {
+            return rule.belowHorizon(key, fence, (Long) r.get(1));
         }
         return rule.stale(key, fence, (Long) r.get(1));
     }

@@ -7,6 +7,7 @@ import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.internal.EntrySettings;
+import dev.fenceguard.core.internal.Horizon;
 import dev.fenceguard.redis.internal.RedisErrors;
 import dev.fenceguard.redis.internal.RedisHandle;
 import dev.fenceguard.redis.internal.RedisKeys;
@@ -22,6 +23,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -71,14 +73,14 @@ public final class FenceGuardRedis implements AutoCloseable {
 
     private FenceGuardRedis(Builder b, RedisHandle redis) {
         this.redis = redis;
-        this.lockBackend = new RedisLockBackend(redis, b.keyPrefix, b.strategy, b.replicas, b.replicaTimeout);
+        this.lockBackend = new RedisLockBackend(redis, b.keyPrefix, b.strategy, b.clockMargin, b.replicas, b.replicaTimeout);
         this.idempotencyBackend = new RedisIdempotencyBackend(redis, b.keyPrefix);
         this.flightStore = new RedisFlightStore(redis, b.connectPubSub, b.flightPrefix);
         List<String> refused = new ArrayList<>();
         refused.add(b.keyPrefix);
         refused.addAll(b.otherLockPrefixes);
         AsyncFencedRedis.Space space = new AsyncFencedRedis.Space(b.fencePrefix, b.fenceField, refused, b.flightPrefix,
-                b.settings.callTimeout());
+                b.settings.callTimeout(), b.horizon == null ? Optional.empty() : Optional.of(new Horizon(b.horizon, b.clockMargin)));
         // Lua compares fences as numbers, so Redis always stores the integer form.
         this.fencedWrites = b.settings.perPolicy(FenceEncoding.INTEGER, "redis",
                 rule -> new FencedRedis(new AsyncFencedRedis(redis, space, rule)));
@@ -201,6 +203,8 @@ public final class FenceGuardRedis implements AutoCloseable {
         private String flightPrefix = RedisKeys.DEFAULT_FLIGHT_PREFIX;
         private String fenceField = "_fence";
         private List<String> otherLockPrefixes = List.of();
+        private Duration horizon;
+        private Duration clockMargin = Horizon.DEFAULT_MARGIN;
 
         private Builder(Supplier<RedisHandle> connect, Supplier<StatefulRedisPubSubConnection<String, String>> connectPubSub,
                 boolean cluster) {
@@ -308,6 +312,58 @@ public final class FenceGuardRedis implements AutoCloseable {
         }
 
         /**
+         * Holds the fenced writes to a horizon ({@code docs/fence-lifecycle.md}), so that their tombstones
+         * can expire with no bound on how long a writer may pause. A write that finds no fence recorded for
+         * its key (a set, hset, claim, delete or {@link FencedRedis#eval} of a key that has none) is applied
+         * only if its fence is above {@code tick(TIME - horizon)}, the clock floor of the server's clock
+         * {@code horizon} ago, read inside the write's script; otherwise it is
+         * {@link dev.fenceguard.core.WriteOutcome.Stale} with reason {@code BELOW_HORIZON} and the horizon as
+         * its current fence. Writes that find a fence are judged by the write rule alone. In exchange, every
+         * tombstone (the fence key of a deleted key or of a key claimed while absent, a hash holding only its
+         * fence field) expires at the first millisecond whose clock tick exceeds its fence, plus
+         * {@code horizon} and the {@linkplain #withClockMargin clock margin}: Redis's expiry is the purge, and
+         * there is no purge job. A write that makes the key live again removes the expiry.
+         *
+         * <p>The price: a lease whose fence is older than {@code horizon} can no longer create a key. Pick a
+         * horizon well above your longest lease hold (renewals included) plus the skew between the lock's
+         * clock and this server's; days are cheap. Fences must come from a
+         * {@link FenceStrategy#CLOCK_FLOORED} lock: {@code DENSE} fences are below any horizon, so
+         * {@link #build()} refuses a horizon with a {@code DENSE} strategy (for a lock on another server, it
+         * cannot check: do not). Every writer of a key must use the same horizon: a writer without one
+         * neither checks the rule nor expires what it leaves. Under a {@code volatile-*}
+         * {@code maxmemory-policy}, Redis may evict tombstones with an expiry before their time (see
+         * docs/redis.md). Writes that may create a fence record read {@code TIME} once more.
+         *
+         * @param horizon the horizon age, at least 1 second
+         * @throws NullPointerException if {@code horizon} is null
+         * @throws IllegalArgumentException if {@code horizon} is shorter than 1 second or longer than 3650 days
+         * @since 0.1
+         */
+        public Builder withHorizon(Duration horizon) {
+            this.horizon = Horizon.checkAge(horizon);
+            return this;
+        }
+
+        /**
+         * How far this server's clock may step back between a fence record's expiry and a later use of its
+         * key ({@code docs/fence-lifecycle.md}); default 5 minutes. It applies to two kinds of records:
+         * a free {@link FenceStrategy#CLOCK_FLOORED} lock's fence counter expires this long after its fence's
+         * clock tick (or after the lease's end, if later; see {@link RedisLockBackend}), with or without a
+         * horizon; and with {@link #withHorizon a horizon}, a tombstone expires this long after the horizon
+         * has passed its fence. Larger is safer against clock steps (a restored VM snapshot, a failover
+         * between servers whose clocks differ) and keeps idle records longer.
+         *
+         * @param clockMargin zero or more, at most 1 day
+         * @throws NullPointerException if {@code clockMargin} is null
+         * @throws IllegalArgumentException if it is negative or longer than 1 day
+         * @since 0.1
+         */
+        public Builder withClockMargin(Duration clockMargin) {
+            this.clockMargin = Horizon.checkMargin(clockMargin);
+            return this;
+        }
+
+        /**
          * How long one call may wait for its answer: one fenced write (and {@link FencedRedis#warmUp()}
          * as a whole); default 10 s. A write still unanswered then ends with {@code TIMEOUT} (it may still
          * run later). The calls of the lock backend, the idempotency backend and the flight store are
@@ -359,6 +415,8 @@ public final class FenceGuardRedis implements AutoCloseable {
          *     lock key prefixes (a resource's fence key could then be a lock's key), or the flight key prefix
          *     equals any of those (checked before connecting)
          * @throws IllegalStateException if replica acknowledgement is asked of a Cluster (before connecting)
+         * @throws IllegalArgumentException if a horizon is set with the {@link FenceStrategy#DENSE} strategy,
+         *     whose fences are all below it (before connecting)
          * @throws FenceGuardException UNAVAILABLE or AUTH if the server cannot be reached or refuses the client
          */
         public FenceGuardRedis build() {
@@ -373,6 +431,10 @@ public final class FenceGuardRedis implements AutoCloseable {
                 throw new IllegalArgumentException("flight key prefix '" + flightPrefix + "' must differ from the fence key prefix '"
                         + fencePrefix + "' and from every lock key prefix " + lockPrefixes
                         + ": a flight's keys could then be a lock's keys or a resource's fence key");
+            }
+            if (horizon != null && strategy == FenceStrategy.DENSE) {
+                throw new IllegalArgumentException("withHorizon needs FenceStrategy.CLOCK_FLOORED fences: DENSE fences (1, 2, 3, ...) "
+                        + "are all below the horizon, so every write that creates a key would be refused (docs/fence-lifecycle.md)");
             }
             if (replicas > 0 && cluster) {
                 throw new IllegalStateException("withReplicaAcknowledgement is not supported on Redis Cluster, where WAIT "

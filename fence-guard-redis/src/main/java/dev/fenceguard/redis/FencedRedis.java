@@ -34,8 +34,11 @@ import java.util.Optional;
  *
  * <p>{@link #delete} keeps a tombstone: a hash keeps only its fence field, any other key is deleted
  * and its fence key kept (or created, for a key that never existed), so a zombie cannot write it back.
- * Tombstones are kept until you remove them: one small key or hash per deleted or claimed-absent key;
- * see {@code docs/redis.md} for the cost and for when a tombstone may be removed safely. A hash's fence
+ * Tombstones are kept forever (one small key or hash per deleted or claimed-absent key) unless the
+ * {@link FenceGuardRedis} was built {@linkplain FenceGuardRedis.Builder#withHorizon with a horizon}: then a
+ * write that finds no fence for its key needs a fence above the horizon ({@code Stale} with reason
+ * {@code BELOW_HORIZON} otherwise), and every tombstone expires once the horizon has passed its fence by
+ * the clock margin; see {@code docs/redis.md}. A hash's fence
  * lives in the hash, so it goes with the hash if you {@code EXPIRE} or {@code DEL} it yourself: delete
  * guarded hashes with {@link #delete}.
  *

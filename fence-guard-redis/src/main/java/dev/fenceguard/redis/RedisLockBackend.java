@@ -18,6 +18,7 @@ import dev.fenceguard.redis.internal.Script;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -38,9 +39,18 @@ import java.util.concurrent.CompletionStage;
  * <p>Each operation is one Lua script (EVALSHA, EVAL on NOSCRIPT), atomic on the server, with every
  * key it touches in {@code KEYS}. A lock uses two keys with one hash tag, so one Cluster slot:
  * {@code <prefix>{<key>}:lock} (value {@code <lock id>:<fence>:<expiry ms>}, expiring at that server
- * instant by {@code PXAT}) and {@code <prefix>{<key>}:fence} (the persistent counter). Expiry is the
- * server's. An acquire and a release take six Redis commands together, the two {@code EVALSHA}s
- * included: {@code TIME}, {@code SET NX PXAT} and {@code SET .. GET} on the counter; {@code GETDEL}.
+ * instant by {@code PXAT}) and {@code <prefix>{<key>}:fence} (the fence counter). Expiry is the
+ * server's. An acquire and a release take seven Redis commands together, the two {@code EVALSHA}s
+ * included: {@code TIME}, {@code SET NX PXAT} and {@code SET .. GET PXAT} on the counter; {@code GETDEL}
+ * and {@code PEXPIREAT} on the counter ({@link FenceStrategy#DENSE}: six, without the {@code PEXPIREAT}).
+ *
+ * <p>A {@link FenceStrategy#CLOCK_FLOORED} counter does not stay forever (docs/fence-lifecycle.md): it
+ * expires a {@linkplain FenceGuardRedis.Builder#withClockMargin clock margin} after the later of the
+ * lease's end and its fence's clock tick; a release brings that forward to the margin after the fence's
+ * tick. The next acquisition of the key then takes a fence from the clock tick after it starts, which
+ * is above every fence issued before unless the server clock went back by more than the margin. So an
+ * idle key costs nothing after the margin, released or not. A {@link FenceStrategy#DENSE} counter never
+ * expires: without it the count would start again at 1.
  *
  * <p>Redis forgets: a restart without persistence, a FLUSHALL, a failover to a replica that lagged.
  * The default {@link FenceStrategy#CLOCK_FLOORED} keeps fences rising anyway by flooring them with the
@@ -66,8 +76,6 @@ import java.util.concurrent.CompletionStage;
  */
 public final class RedisLockBackend implements LockBackend {
 
-    private static final Script ACQUIRE_DENSE = acquireScript(FenceStrategy.DENSE);
-    private static final Script ACQUIRE_FLOORED = acquireScript(FenceStrategy.CLOCK_FLOORED);
     /**
      * How long a release that finds another holder's lock taken by a build before 0.3 (whose value does
      * not record its expiry) keeps it: longer rather than shorter than its lease, so that the lock stays
@@ -75,23 +83,30 @@ public final class RedisLockBackend implements LockBackend {
      */
     static final long LEGACY_RESTORE_MILLIS = 600_000;
 
-    private static final Script RELEASE = Script.load("release", java.util.Map.of("LEGACY_RESTORE_MS", Long.toString(LEGACY_RESTORE_MILLIS)));
-    private static final Script EXTEND = Script.load("extend");
     private static final Script LOOKUP = Script.load("lookup");
 
     private final RedisHandle redis;
     private final Script acquire;
+    private final Script release;
+    private final Script extend;
     private final String prefix;
     private final FenceStrategy strategy;
     private final int replicas;
     private final Duration replicaTimeout;
 
-    /** Built by {@link FenceGuardRedis}, which has checked the settings (replicas only where WAIT can be sent). */
-    RedisLockBackend(RedisHandle redis, String prefix, FenceStrategy strategy, int replicas, Duration replicaTimeout) {
+    /**
+     * Built by {@link FenceGuardRedis}, which has checked the settings (replicas only where WAIT can be sent);
+     * {@code clockMargin} is how long a free clock-floored counter outlives its fence's tick.
+     */
+    RedisLockBackend(RedisHandle redis, String prefix, FenceStrategy strategy, Duration clockMargin, int replicas,
+            Duration replicaTimeout) {
         this.redis = redis;
         this.prefix = prefix;
         this.strategy = strategy;
-        this.acquire = strategy == FenceStrategy.DENSE ? ACQUIRE_DENSE : ACQUIRE_FLOORED;
+        Map<String, String> values = scriptValues(strategy, clockMargin);
+        this.acquire = Script.load("acquire", values);
+        this.release = Script.load("release", values);
+        this.extend = Script.load("extend", values);
         this.replicas = replicas;
         this.replicaTimeout = replicaTimeout;
     }
@@ -126,15 +141,15 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return acquire(acquire, key, key.value(), acquireKeys(key), lockId, ttl);
+        return acquire(acquire, key, key.value(), twoKeys(key), lockId, ttl);
     }
 
     // Each call below runs through a method the warm-up runs too, with the internal key of warm-ups:
     // a lambda or string concatenation is linked on the first run of its line, so only the very lines
     // a real call runs take that cost away from it.
 
-    /** The lock key and the fence counter key of {@code key}: the KEYS of the acquire script. */
-    private String[] acquireKeys(LockKey key) {
+    /** The lock key and the fence counter key of {@code key}: the KEYS of the acquire, extend and release scripts. */
+    private String[] twoKeys(LockKey key) {
         String tag = RedisKeys.tag(prefix, key);
         return new String[] {tag + ":lock", tag + ":fence"};
     }
@@ -185,24 +200,24 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        return sendRelease(key.value(), RedisKeys.lockKey(prefix, key), lockId);
+        return sendRelease(key.value(), twoKeys(key), lockId);
     }
 
     private CompletableFuture<Boolean> sendRelease(LockKey key, LockId lockId) {
-        return sendRelease(key.value(), RedisKeys.lockKey(prefix, key), lockId);
+        return sendRelease(key.value(), twoKeys(key), lockId);
     }
 
-    private CompletableFuture<Boolean> sendRelease(String subject, String lockKey, LockId lockId) {
-        return redis.integer(RELEASE, subject, new String[] {lockKey}, lockId.value()).thenApply(n -> n == 1);
+    private CompletableFuture<Boolean> sendRelease(String subject, String[] keys, LockId lockId) {
+        return redis.integer(release, subject, keys, lockId.value()).thenApply(n -> n == 1);
     }
 
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return extend(key.value(), RedisKeys.lockKey(prefix, key), lockId, ttl);
+        return extend(key.value(), twoKeys(key), lockId, ttl);
     }
 
-    private CompletableFuture<Optional<Instant>> extend(String subject, String lockKey, LockId lockId, Duration ttl) {
-        return redis.integer(EXTEND, subject, new String[] {lockKey}, lockId.value(),
+    private CompletableFuture<Optional<Instant>> extend(String subject, String[] keys, LockId lockId, Duration ttl) {
+        return redis.integer(extend, subject, keys, lockId.value(),
                 Long.toString(ttl.toMillis()))
                 .thenApply(expiry -> expiry < 0 ? Optional.<Instant>empty() : Optional.of(Instant.ofEpochMilli(expiry)));
     }
@@ -232,15 +247,16 @@ public final class RedisLockBackend implements LockBackend {
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {
         String reserved = RedisKeys.namespace(prefix) + "}:warm-up";
-        acquireKeys(WARM_UP_KEY); // computed only, as an acquisition computes them
+        twoKeys(WARM_UP_KEY); // computed only, as an acquisition computes them
+        String[] reservedKeys = {reserved, reserved};
         LockId nobody = LockId.random();
         Duration ttl = Duration.ofSeconds(1);
-        return redis.load(null, acquire, RELEASE, EXTEND, LOOKUP)
+        return redis.load(null, acquire, release, extend, LOOKUP)
                 // The acquisition's path with the lookup script in place of the acquire script, which would
                 // write: it reads the reserved key, finds nothing and answers {0}, which reads as "held".
-                .thenCompose(loaded -> acquire(LOOKUP, WARM_UP_KEY, null, new String[] {reserved, reserved}, nobody, ttl))
-                .thenCompose(held -> extend(null, reserved, nobody, ttl))
-                .thenCompose(extended -> sendRelease(null, reserved, nobody))
+                .thenCompose(loaded -> acquire(LOOKUP, WARM_UP_KEY, null, reservedKeys, nobody, ttl))
+                .thenCompose(held -> extend(null, reservedKeys, nobody, ttl))
+                .thenCompose(extended -> sendRelease(null, reservedKeys, nobody))
                 .thenCompose(released -> lookup(WARM_UP_KEY, null, reserved))
                 .thenApply(found -> null);
     }
@@ -256,13 +272,20 @@ public final class RedisLockBackend implements LockBackend {
         return "RedisLockBackend[" + redis.topology() + ", prefix '" + prefix + "', " + strategy + "]";
     }
 
-    private static Script acquireScript(FenceStrategy strategy) {
+    /** What the acquire, release and extend scripts are filled in with: one variant per strategy and margin. */
+    private static Map<String, String> scriptValues(FenceStrategy strategy, Duration clockMargin) {
         // MAX_WAIT: a counter at most one millisecond ahead of the floor waits for it (see acquire.lua);
-        // SPIN_LIMIT bounds that wait should the server clock stop or go back meanwhile.
-        return Script.load("acquire", java.util.Map.of("FLOORED", strategy == FenceStrategy.CLOCK_FLOORED ? "true" : "false",
+        // SPIN_LIMIT bounds that wait should the server clock stop or go back meanwhile. MARGIN_MS is rounded
+        // up: a counter may outlive the rule, never expire before it.
+        long marginMillis = Math.ceilDiv(clockMargin.toNanos(), 1_000_000L);
+        return Map.of("FLOORED", strategy == FenceStrategy.CLOCK_FLOORED ? "true" : "false",
                 "EPOCH_US", Long.toString(ClockFloor.EPOCH_MILLIS * 1000),
+                "EPOCH_MS", Long.toString(ClockFloor.EPOCH_MILLIS),
+                "PER_MS", Long.toString(ClockFloor.PER_MILLISECOND),
                 "US_PER_FENCE", Long.toString(ClockFloor.MICROS_PER_FENCE),
                 "MAX_WAIT", Long.toString(ClockFloor.PER_MILLISECOND), "SPIN_LIMIT", "100000",
-                "MAX_FENCE", Long.toString(FenceToken.MAX_VALUE)));
+                "MAX_FENCE", Long.toString(FenceToken.MAX_VALUE),
+                "MARGIN_MS", Long.toString(marginMillis),
+                "LEGACY_RESTORE_MS", Long.toString(LEGACY_RESTORE_MILLIS));
     }
 }

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.testkit.BlockingBackend;
 import dev.fenceguard.testkit.servers.RedisServers;
@@ -20,14 +22,16 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
  * The lock key's stored form (value {@code <lock id>:<fence>:<expiry ms>}, expiring at that instant),
- * what a release does with another holder's lock, locks taken by builds before 0.3, and the number of
- * Redis commands an acquire and a release cost.
+ * what a release does with another holder's lock, locks taken by builds before 0.3, when a fence counter
+ * expires, and the number of Redis commands an acquire and a release cost.
  */
 class RedisLockLayoutTest {
 
@@ -125,8 +129,109 @@ class RedisLockLayoutTest {
         });
     }
 
+    /** The first server millisecond whose every clock-floor tick exceeds {@code fence}. */
+    private static long firstMilliAbove(long fence) {
+        return ClockFloor.EPOCH_MILLIS + fence / ClockFloor.PER_MILLISECOND + 1;
+    }
+
     @Test
-    void anAcquireAndAReleaseTakeSixRedisCommandsWithTheClockFloor() {
+    void aClockFlooredCounterExpiresAMarginAfterItsLeaseAndAReleaseBringsThatToItsFence() {
+        Duration margin = Duration.ofMinutes(5);
+        onSharedServer(b -> b.withClockMargin(margin), (redis, admin) -> {
+            BlockingBackend locks = BlockingBackend.of(redis.lockBackend());
+            LockKey key = LockKey.of("orders:6");
+            String counter = redis.lockBackend().fenceKeyOf(key.value());
+            LockId id = LockId.random();
+            Grant grant = locks.tryAcquire(key, id, TTL).orElseThrow();
+            assertThat(admin.pexpiretime(counter)).as("the lease's end plus the margin")
+                    .isEqualTo(Math.max(grant.expiresAt().toEpochMilli(), firstMilliAbove(grant.fence())) + margin.toMillis());
+            Instant extended = locks.extend(key, id, Duration.ofSeconds(60)).orElseThrow();
+            assertThat(admin.pexpiretime(counter)).as("moved with the lease").isEqualTo(extended.toEpochMilli() + margin.toMillis());
+            assertThat(locks.release(key, id)).isTrue();
+            assertThat(admin.pexpiretime(counter)).as("the margin after the fence's tick")
+                    .isEqualTo(firstMilliAbove(grant.fence()) + margin.toMillis());
+            assertThat(admin.get(counter)).isEqualTo(Long.toString(grant.fence()));
+
+            // A release that finds another holder's lock leaves the counter's expiry alone.
+            LockId other = LockId.random();
+            Grant second = locks.tryAcquire(key, other, TTL).orElseThrow();
+            long expiry = admin.pexpiretime(counter);
+            assertThat(locks.release(key, id)).isFalse();
+            assertThat(admin.pexpiretime(counter)).isEqualTo(expiry);
+            assertThat(second.fence()).isGreaterThan(grant.fence());
+        });
+    }
+
+    @Test
+    void aReleasedCounterIsGoneAfterItsExpiryAndTheNextFenceIsAboveEveryEarlierOne() {
+        Duration margin = Duration.ofMillis(300);
+        onSharedServer(b -> b.withClockMargin(margin), (redis, admin) -> {
+            BlockingBackend locks = BlockingBackend.of(redis.lockBackend());
+            LockKey key = LockKey.of("orders:7");
+            String counter = redis.lockBackend().fenceKeyOf(key.value());
+            long highest = 0;
+            for (int round = 0; round < 3; round++) {
+                LockId id = LockId.random();
+                Grant grant = locks.tryAcquire(key, id, TTL).orElseThrow();
+                assertThat(grant.fence()).as("round " + round).isGreaterThan(highest);
+                highest = grant.fence();
+                assertThat(locks.release(key, id)).isTrue();
+                long expiry = admin.pexpiretime(counter);
+                if (expiry != -2) { // -2: gone already, as a pair held longer than the margin leaves it
+                    assertThat(expiry).isEqualTo(firstMilliAbove(grant.fence()) + margin.toMillis());
+                    awaitServerMillis(admin, expiry);
+                }
+                assertThat(admin.exists(counter)).as("gone after its expiry").isZero();
+            }
+        });
+    }
+
+    @Test
+    void aLeaseNeverReleasedLosesItsCounterAMarginAfterItEnds() {
+        Duration margin = Duration.ofMillis(300);
+        onSharedServer(b -> b.withClockMargin(margin), (redis, admin) -> {
+            BlockingBackend locks = BlockingBackend.of(redis.lockBackend());
+            LockKey key = LockKey.of("orders:8");
+            String counter = redis.lockBackend().fenceKeyOf(key.value());
+            Grant grant = locks.tryAcquire(key, LockId.random(), Duration.ofMillis(100)).orElseThrow();
+            long expiry = admin.pexpiretime(counter);
+            if (expiry != -2) { // -2: gone already, on a machine slow enough to take 400 ms between two calls
+                assertThat(expiry).isEqualTo(grant.expiresAt().toEpochMilli() + margin.toMillis());
+                awaitServerMillis(admin, expiry);
+            }
+            assertThat(admin.exists(counter, redis.lockBackend().lockKeyOf(key.value()))).isZero();
+            assertThat(locks.tryAcquire(key, LockId.random(), TTL).orElseThrow().fence()).isGreaterThan(grant.fence());
+        });
+    }
+
+    @Test
+    void aDenseCounterNeverExpires() {
+        onSharedServer(b -> b.withFenceStrategy(FenceStrategy.DENSE).withClockMargin(Duration.ZERO), (redis, admin) -> {
+            BlockingBackend locks = BlockingBackend.of(redis.lockBackend());
+            LockKey key = LockKey.of("orders:9");
+            String counter = redis.lockBackend().fenceKeyOf(key.value());
+            LockId id = LockId.random();
+            assertThat(locks.tryAcquire(key, id, TTL).orElseThrow().fence()).isEqualTo(1);
+            assertThat(admin.pttl(counter)).isEqualTo(-1);
+            locks.extend(key, id, TTL).orElseThrow();
+            assertThat(admin.pttl(counter)).isEqualTo(-1);
+            assertThat(locks.release(key, id)).isTrue();
+            assertThat(admin.pttl(counter)).isEqualTo(-1);
+            assertThat(locks.tryAcquire(key, LockId.random(), TTL).orElseThrow().fence()).isEqualTo(2);
+        });
+    }
+
+    /** Returns once the server's clock has passed {@code millis}: driven by the server's TIME, never a sleep. */
+    private static void awaitServerMillis(RedisCommands<String, String> admin, long millis) {
+        long now;
+        do {
+            List<String> t = admin.time();
+            now = Long.parseLong(t.get(0)) * 1000 + Long.parseLong(t.get(1)) / 1000;
+        } while (now <= millis);
+    }
+
+    @Test
+    void anAcquireAndAReleaseTakeSevenRedisCommandsWithTheClockFloor() {
         // A private server, so that no other client's commands are counted. EVALSHA counts, and so does
         // every command a script runs.
         onPrivateServer((redis, admin) -> {
@@ -144,8 +249,9 @@ class RedisLockLayoutTest {
                 assertThat(locks.release(key, id)).isTrue();
             }
             Map<String, Long> spent = delta(before, commandCounts(admin));
-            assertThat(spent).containsEntry("evalsha", 2L * pairs).containsEntry("getdel", (long) pairs);
-            assertThat(spent.keySet()).containsOnly("evalsha", "set", "getdel", "time");
+            assertThat(spent).containsEntry("evalsha", 2L * pairs).containsEntry("getdel", (long) pairs)
+                    .containsEntry("pexpireat", (long) pairs);
+            assertThat(spent.keySet()).containsOnly("evalsha", "set", "getdel", "pexpireat", "time");
             // An acquisition within the 10 us tick of the one before waits for the next tick (one TIME or
             // more) and writes both keys again (two SETs). A pair takes longer than a tick, even on
             // loopback, but the bounds allow for a few such rather than assume none.
@@ -153,8 +259,8 @@ class RedisLockLayoutTest {
             assertThat(waited).isBetween(0L, 5L);
             assertThat(spent.get("set") - 2L * pairs).isBetween(0L, 2 * waited);
             long total = spent.values().stream().mapToLong(Long::longValue).sum();
-            assertThat(total).as("six commands a pair, the two EVALSHAs included, and what waits cost")
-                    .isBetween(6L * pairs, 6L * pairs + 3 * waited);
+            assertThat(total).as("seven commands a pair, the two EVALSHAs included, and what waits cost")
+                    .isBetween(7L * pairs, 7L * pairs + 3 * waited);
         });
     }
 
@@ -180,8 +286,13 @@ class RedisLockLayoutTest {
 
     /** On the shared server, under a key prefix of its own that is deleted afterwards. */
     private static void onSharedServer(Scenario scenario) {
+        onSharedServer(b -> b, scenario);
+    }
+
+    /** On the shared server, with {@code settings} applied, under a key prefix of its own that is deleted afterwards. */
+    private static void onSharedServer(UnaryOperator<FenceGuardRedis.Builder> settings, Scenario scenario) {
         String prefix = TestRedis.keyPrefix("layout");
-        try (FenceGuardRedis redis = FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(prefix).build();
+        try (FenceGuardRedis redis = settings.apply(FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(prefix)).build();
                 StatefulRedisConnection<String, String> admin = RedisSupport.shared().connect()) {
             scenario.run(redis, admin.sync());
         } finally {

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BiPredicate;
+import java.util.function.Predicate;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -134,6 +136,25 @@ public abstract class LockBackendProperties {
             return Optional.ofNullable(leases.get(ck[0] + "/" + ck[1]));
         }
 
+        /**
+         * One {@code operation} (release, extend) by client {@code c} on key {@code k}, real against model:
+         * through the client on its last lease if it has one, else straight to the backend as a stranger
+         * (a random lock id, which must be refused). Logs both answers and checks that they agree.
+         *
+         * @return the real answer
+         */
+        boolean byHolderOrStranger(int[] ck, String operation, Predicate<Lease> byHolder, BiPredicate<LockKey, LockId> byStranger,
+                BiPredicate<LockKey, LockId> onModel) {
+            LockKey key = keys.get(ck[1]);
+            Optional<Lease> lease = leaseOf(ck);
+            LockId id = lease.map(Lease::lockId).orElseGet(LockId::random);
+            boolean r = lease.isPresent() ? byHolder.test(lease.get()) : byStranger.test(key, id);
+            boolean m = onModel.test(key, id);
+            timeline.add(name(ck) + ": " + operation + (lease.isEmpty() ? " (a stranger)" : "") + " -> real " + r + ", model " + m);
+            check(r == m, operation + " disagrees with the model");
+            return r;
+        }
+
         @Override
         public String toString() {
             return "World" + timeline;
@@ -175,15 +196,9 @@ public abstract class LockBackendProperties {
         @Override
         public Arbitrary<Transformer<World>> transformer() {
             return clientAndKey().map(ck -> Transformer.mutate(name(ck) + ": release", w -> {
-                LockKey key = w.keys.get(ck[1]);
-                Optional<Lease> lease = w.leaseOf(ck);
-                LockId id = lease.map(Lease::lockId).orElseGet(LockId::random);
-                boolean r = lease.isPresent() ? w.client.release(lease.get()) : w.real.release(key, id);
-                boolean m = w.model.release(key, id);
-                w.timeline.add(name(ck) + ": release" + (lease.isEmpty() ? " (a stranger)" : "") + " -> real " + r + ", model " + m);
-                w.check(r == m, "release disagrees with the model");
+                boolean r = w.byHolderOrStranger(ck, "release", w.client::release, w.real::release, w.model::release);
                 if (r) {
-                    w.holder.remove(key);
+                    w.holder.remove(w.keys.get(ck[1]));
                 }
             }));
         }
@@ -193,14 +208,10 @@ public abstract class LockBackendProperties {
         @Override
         public Arbitrary<Transformer<World>> transformer() {
             return clientAndKey().map(ck -> Transformer.mutate(name(ck) + ": extend", w -> {
-                LockKey key = w.keys.get(ck[1]);
-                Optional<Lease> lease = w.leaseOf(ck);
-                LockId id = lease.map(Lease::lockId).orElseGet(LockId::random);
-                boolean r = lease.isPresent() ? w.client.extend(lease.get(), LONG) : w.real.extend(key, id, LONG).isPresent();
-                boolean m = w.model.extend(key, id, LONG).isPresent();
-                w.timeline.add(name(ck) + ": extend" + (lease.isEmpty() ? " (a stranger)" : "") + " -> real " + r + ", model " + m);
-                w.check(r == m, "extend disagrees with the model");
+                boolean r = w.byHolderOrStranger(ck, "extend", l -> w.client.extend(l, LONG),
+                        (k, id) -> w.real.extend(k, id, LONG).isPresent(), (k, id) -> w.model.extend(k, id, LONG).isPresent());
                 if (r) {
+                    LockKey key = w.keys.get(ck[1]);
                     Optional<LockInfo> info = w.real.lookup(key);
                     w.check(info.isPresent() && info.get().fence().value() == w.lastFence.get(key),
                             "extend changed the fence: lookup says " + info);

@@ -40,6 +40,12 @@ public final class JdbcOnlyLocks {
                     : "CREATE TABLE " + schema + ".fence_guard_locks (lock_key VARBINARY(512) NOT NULL PRIMARY KEY, fence BIGINT NOT NULL, "
                             + "lock_id CHAR(22) CHARACTER SET ascii COLLATE ascii_bin NULL, expires_at DATETIME(6) NULL, "
                             + "acquired_at DATETIME(6) NULL) ENGINE=InnoDB");
+            // The lock table's second migration (V2): the floor new DENSE rows start above after a purge of lock rows.
+            sql(ds, postgres
+                    ? "CREATE TABLE " + schema + ".fence_guard_lock_floors (lock_table TEXT NOT NULL PRIMARY KEY, fence_floor BIGINT NOT NULL)"
+                    : "CREATE TABLE " + schema + ".fence_guard_lock_floors (lock_table VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin "
+                            + "NOT NULL PRIMARY KEY, fence_floor BIGINT NOT NULL) ENGINE=InnoDB");
+            sql(ds, "INSERT INTO " + schema + ".fence_guard_lock_floors (lock_table, fence_floor) VALUES ('fence_guard_locks', 0)");
             ok = takesAndRefuses(ds, schema);
         } finally {
             sql(ds, (postgres ? "DROP SCHEMA " + schema + " CASCADE" : "DROP DATABASE " + schema));

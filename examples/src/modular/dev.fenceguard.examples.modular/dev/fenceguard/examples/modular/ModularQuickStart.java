@@ -35,6 +35,9 @@ public final class ModularQuickStart {
         try {
             sql(ds, "CREATE TABLE " + schema + ".fence_guard_locks (lock_key TEXT NOT NULL PRIMARY KEY, fence BIGINT NOT NULL, "
                     + "lock_id TEXT NULL, expires_at TIMESTAMPTZ NULL, acquired_at TIMESTAMPTZ NULL)");
+            // The lock table's second migration (V2): the floor new DENSE rows start above after a purge of lock rows.
+            sql(ds, "CREATE TABLE " + schema + ".fence_guard_lock_floors (lock_table TEXT NOT NULL PRIMARY KEY, fence_floor BIGINT NOT NULL)");
+            sql(ds, "INSERT INTO " + schema + ".fence_guard_lock_floors (lock_table, fence_floor) VALUES ('fence_guard_locks', 0)");
             sql(ds, "CREATE TABLE " + schema + ".orders (id BIGINT PRIMARY KEY, status TEXT NOT NULL, fence_token BIGINT NOT NULL DEFAULT 0)");
             sql(ds, "INSERT INTO " + schema + ".orders (id, status) VALUES (42, 'new')");
             LockClient locks = LockClient.builder(FenceGuardJdbc.builder(ds).withSchema(schema).build().lockBackend())

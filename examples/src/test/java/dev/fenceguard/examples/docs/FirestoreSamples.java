@@ -4,6 +4,8 @@ import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.Firestore;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
+import dev.fenceguard.core.Purge;
+import dev.fenceguard.core.PurgeResult;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.core.singleflight.Singleflight;
 import dev.fenceguard.firestore.AsyncFencedFirestore;
@@ -38,6 +40,21 @@ final class FirestoreSamples {
                         .thenApply(WriteOutcome::orThrow));
         // docs/firestore.md: setup (end)
         return new SetUp(paid, shipped);
+    }
+
+    /** What the purge sample of docs/firestore.md removed: tombstones of {@code orders}, then free lock documents. */
+    record Purged(PurgeResult tombstones, PurgeResult locks) {}
+
+    static Purged docPurge(Firestore db) {
+        // docs/firestore.md: purge with a horizon (begin)
+        FenceGuardFirestore fenceGuard = FenceGuardFirestore.builder(db)
+                .withHorizon(Duration.ofDays(7))   // creating a document needs a fence above tick(readTime - 7 days)
+                .build();                          // clock margin 5 minutes unless withClockMargin; its lock backend is CLOCK_FLOORED
+        PurgeResult tombstones = fenceGuard.fencedWrites()
+                .purge(db.collection("orders"), Purge.ofDefaults().withBatchSize(500).withMaxDuration(Duration.ofSeconds(10)));
+        PurgeResult locks = fenceGuard.lockBackend().purge(Purge.ofDefaults());   // free lock documents
+        // docs/firestore.md: purge with a horizon (end)
+        return new Purged(tombstones, locks);
     }
 
     static void docClaimFirst(LockClient locks, FencedFirestore fenced, DocumentReference order) throws Exception {

@@ -56,6 +56,21 @@ class FirestoreSamplesTest {
     }
 
     @Test
+    void purgeSampleRemovesOldTombstonesAndFreeLockDocuments() throws Exception {
+        long eightDaysAgo = (System.currentTimeMillis() - Duration.ofDays(8).toMillis() - 1_735_689_600_000L) * 100;
+        db.collection("orders").document("gone").set(Map.of("_fence", eightDaysAgo, "_deleted", true)).get();
+        db.collection("orders").document("young").set(Map.of("_fence", eightDaysAgo * 2, "_deleted", true)).get();
+        FenceGuardFirestore floored = FenceGuardFirestore.builder(db).withHorizon(Duration.ofDays(7)).build();
+        floored.lockBackend().documentOf("old").set(Map.of("key", "old", "fence", eightDaysAgo, "acquiredAtMillis", 0L)).get();
+        FirestoreSamples.Purged r = FirestoreSamples.docPurge(db);
+        assertThat(r.tombstones().removed()).isEqualTo(1);
+        assertThat(r.locks().removed()).isEqualTo(1);
+        assertThat(db.collection("orders").document("gone").get().get().exists()).isFalse();
+        assertThat(db.collection("orders").document("young").get().get().exists()).isTrue();
+        assertThat(order().exists()).as("live documents stay").isTrue();
+    }
+
+    @Test
     void setUpSampleWritesBothFacesUnderTheLockWithRisingFences() throws Exception {
         FirestoreSamples.SetUp r = FirestoreSamples.docSetUp(db);
         long paid = fenceOf(r.paid().orElseThrow());

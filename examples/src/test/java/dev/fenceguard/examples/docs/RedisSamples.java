@@ -39,6 +39,17 @@ final class RedisSamples {
         client.shutdown();
     }
 
+    /** The entry of docs/redis.md's tombstones section, built on {@code client}. */
+    static FenceGuardRedis docHorizon(RedisClient client) {
+        // docs/redis.md: horizon (begin)
+        FenceGuardRedis redis = FenceGuardRedis.builder(client)
+                .withHorizon(Duration.ofDays(7))          // a fence record is created only by a fence above tick(TIME - 7 days)
+                .withClockMargin(Duration.ofMinutes(5))   // the default; how far the server clock may step back
+                .build();
+        // docs/redis.md: horizon (end)
+        return redis;
+    }
+
     static void javadocEntry(String redisUri) throws Exception {
         // dev/fenceguard/redis/FenceGuardRedis.java: entry (begin)
         RedisClient client = RedisClient.create(redisUri);   // "redis://host:6379", or a Sentinel URI; or a RedisClusterClient

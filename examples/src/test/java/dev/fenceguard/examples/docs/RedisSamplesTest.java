@@ -3,9 +3,13 @@ package dev.fenceguard.examples.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
+import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.StaleFenceException;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.redis.FenceGuardRedis;
+import dev.fenceguard.redis.FencedRedis;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -38,6 +42,23 @@ class RedisSamplesTest extends OnPrivateRedis {
         RedisSamples.javadocEntry(server.uri().toString());
         assertThat(Long.parseLong(storedFence("stock:sku-1"))).isEqualTo(Long.parseLong(cmd().get("fg:{sku-1}:fence")))
                 .isGreaterThan(Long.parseLong(first));
+    }
+
+    @Test
+    void horizonSampleExpiresTombstonesAndRefusesOldFencesOnAbsentKeys() throws Exception {
+        try (FenceGuardRedis withHorizon = RedisSamples.docHorizon(client)) {
+            FencedRedis writes = withHorizon.fencedWrites();
+            long fence = LockClient.of(withHorizon.lockBackend()).withLock("order-9", Duration.ofSeconds(30), Duration.ofSeconds(5),
+                    lease -> {
+                        writes.delete("order:9", lease.fence()).orThrow();
+                        return lease.fence().value();
+                    }).orElseThrow();
+            assertThat(cmd().pexpiretime(writes.fenceKeyOf("order:9"))).as("the first millisecond above the fence, plus 7 days and 5 minutes")
+                    .isEqualTo(1_735_689_600_000L + fence / 100 + 1 + Duration.ofDays(7).plusMinutes(5).toMillis());
+            WriteOutcome zombie = writes.set("order:10", FenceToken.of(fence - Duration.ofDays(8).toMillis() * 100), "x");
+            assertThat(zombie).isInstanceOfSatisfying(WriteOutcome.Stale.class,
+                    s -> assertThat(s.reason()).isEqualTo(WriteOutcome.Stale.Reason.BELOW_HORIZON));
+        }
     }
 
     @Test

@@ -3,14 +3,20 @@ package dev.fenceguard.firestore.internal;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.FieldValue;
+import com.google.cloud.Timestamp;
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.ClockFloor;
+import dev.fenceguard.core.internal.Horizon;
 import dev.fenceguard.core.spi.WriteRule;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The write rule on Firestore documents, in one place for the stand-alone fenced writes (a
@@ -46,13 +52,57 @@ public final class DocumentRule {
     private final String fenceField;
     private final String deletedField;
     private final List<String> lockCollections;
+    private final Optional<Horizon> horizon;
 
-    /** The rule {@code rule} on documents with these fields, refusing documents in {@code lockCollections}. */
-    public DocumentRule(WriteRule rule, String fenceField, String deletedField, List<String> lockCollections) {
+    /**
+     * The rule {@code rule} on documents with these fields, refusing documents in {@code lockCollections};
+     * with a {@code horizon}, a write that would create a document's fence record is held to it (rule 1 of
+     * docs/fence-lifecycle.md).
+     */
+    public DocumentRule(WriteRule rule, String fenceField, String deletedField, List<String> lockCollections,
+            Optional<Horizon> horizon) {
         this.rule = Objects.requireNonNull(rule, "rule");
         this.fenceField = Objects.requireNonNull(fenceField, "fenceField");
         this.deletedField = Objects.requireNonNull(deletedField, "deletedField");
         this.lockCollections = List.copyOf(lockCollections);
+        this.horizon = Objects.requireNonNull(horizon, "horizon");
+    }
+
+    /** The horizon writes are held to and purges use, if any. */
+    public Optional<Horizon> horizon() {
+        return horizon;
+    }
+
+    /** The field that holds a resource's fence. */
+    public String fenceField() {
+        return fenceField;
+    }
+
+    /** The field that marks a tombstone. */
+    public String deletedField() {
+        return deletedField;
+    }
+
+    /** The lock collections fenced writes and purges refuse. */
+    public List<String> lockCollections() {
+        return lockCollections;
+    }
+
+    /** Whether {@code read} is a tombstone: it exists and its deleted field is {@code true}. */
+    public boolean isTombstone(DocumentSnapshot read) {
+        return read.exists() && Boolean.TRUE.equals(read.getBoolean(deletedField));
+    }
+
+    /**
+     * {@code tick(t - ageMicros)}: the clock floor of the server's clock {@code ageMicros} before the
+     * read time {@code t}, in microseconds (Firestore's read times carry them).
+     */
+    public static long floorBefore(Timestamp t, long ageMicros, String subject) {
+        if (t == null) { // never seen: every read response carries a read time
+            throw new FenceGuardException(ErrorCode.INTERNAL, subject, "Firestore returned no read time; cannot judge the horizon");
+        }
+        long micros = Math.addExact(Math.multiplyExact(t.getSeconds(), 1_000_000L), t.getNanos() / 1_000);
+        return ClockFloor.floorAtMicros(micros - ageMicros);
     }
 
     /** The write rule itself, which also observes each write. */
@@ -127,6 +177,16 @@ public final class DocumentRule {
         if (!rule.admits(fence, stored)) {
             return new Plan(rule.stale(resource, fence, stored), Change.NONE, Map.of());
         }
+        // Rule 1: a write that would create the fence record of an absent document is judged against the
+        // horizon at this read's time. The write that follows applies only if the document is still absent
+        // (a create, or the commit of the caller's transaction), so a purge that removed the record did so
+        // before this read, whose time is then at or after the purge's.
+        if (!read.exists() && op != Op.UPDATE && horizon.isPresent()) {
+            long h = floorBefore(read.getReadTime(), horizon.get().ageMicros(), resource);
+            if (fence.value() <= h) {
+                return new Plan(rule.belowHorizon(resource, fence, h), Change.NONE, Map.of());
+            }
+        }
         boolean live = read.exists() && !Boolean.TRUE.equals(read.getBoolean(deletedField));
         WriteOutcome applied = new WriteOutcome.Applied(resource, fence.value());
         WriteOutcome notFound = new WriteOutcome.NotFound(resource);
@@ -147,6 +207,7 @@ public final class DocumentRule {
     @Override
     public String toString() {
         return rule.policy() + ", " + rule.encoding() + " in '" + fenceField + "', tombstones marked by '" + deletedField
-                + "', lock collections " + lockCollections;
+                + "', lock collections " + lockCollections
+                + horizon.map(h -> ", horizon " + h.age() + ", clock margin " + h.margin()).orElse("");
     }
 }

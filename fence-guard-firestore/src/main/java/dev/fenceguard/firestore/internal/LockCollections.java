@@ -1,5 +1,6 @@
 package dev.fenceguard.firestore.internal;
 
+import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
 import dev.fenceguard.core.internal.Text;
 import java.nio.charset.StandardCharsets;
@@ -50,6 +51,23 @@ public final class LockCollections {
             throw new IllegalArgumentException("document '" + shown(path) + "' is in fence-guard's own key space: top-level"
                     + " collection '" + top + "' holds the documents of a FirestoreLockBackend (or its idempotency entries), and a"
                     + " fenced write there could rewind a lock's fence, take over a lock or forge a recorded outcome");
+        }
+    }
+
+    /**
+     * Refuses {@code collection} (for a purge) if its top-level collection is one of {@code lockCollections},
+     * by the rule of {@link #requireOutside(DocumentReference, List)}.
+     *
+     * @throws IllegalArgumentException naming the collection
+     */
+    public static void requireOutside(CollectionReference collection, List<String> lockCollections) {
+        String path = collection.getPath();
+        int slash = path.indexOf('/');
+        String top = slash < 0 ? path : path.substring(0, slash);
+        if (lockCollections.contains(top)) {
+            throw new IllegalArgumentException("collection '" + shown(path) + "' is in fence-guard's own key space: top-level"
+                    + " collection '" + top + "' holds the documents of a FirestoreLockBackend (or its idempotency entries or"
+                    + " flights), which no tombstone purge may touch");
         }
     }
 

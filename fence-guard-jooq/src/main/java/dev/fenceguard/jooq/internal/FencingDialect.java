@@ -142,13 +142,23 @@ public interface FencingDialect {
     }
 
     /**
+     * What the horizon methods throw on a dialect without horizon support. Unreachable while
+     * {@link #supportsHorizon()} is false, since tables with a horizon are refused before any statement;
+     * the message says which dialect and what was asked, should a new path ever get here.
+     */
+    private UnsupportedOperationException noHorizon(String what) {
+        return new UnsupportedOperationException(what + " is not supported on " + resourceType()
+                + ": tables with a purge horizon are not yet available on MariaDB or MySQL (only on PostgreSQL)");
+    }
+
+    /**
      * Runs the upsert shape of a table with a horizon, whose insert arm admits a fence above the horizon or
      * a key that has a record, and which reports what it wrote.
      *
      * @return empty if it wrote nothing; else whether it inserted the row and the horizon read after any wait
      */
     default Optional<Created> runHorizonUpsert(Session session, StatementShape upsert, Object[] binds) throws SQLException {
-        throw new UnsupportedOperationException(resourceType());
+        throw noHorizon("the upsert of a table with a horizon");
     }
 
     /**
@@ -165,7 +175,7 @@ public interface FencingDialect {
      */
     default HorizonRead readWithHorizon(Session session, FencedStatements t, Object[] binds, FencedStatements.Rendering r)
             throws SQLException {
-        throw new UnsupportedOperationException(resourceType());
+        throw noHorizon("the read of a table with a horizon");
     }
 
     /**
@@ -182,7 +192,7 @@ public interface FencingDialect {
      */
     default PurgeBatch purgeBatch(Session session, FencedStatements t, Object cursor, int batchSize, FencedStatements.Rendering r)
             throws SQLException {
-        throw new UnsupportedOperationException(resourceType());
+        throw noHorizon("the purge of tombstones");
     }
 
     /**

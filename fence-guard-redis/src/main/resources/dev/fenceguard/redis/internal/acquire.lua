@@ -1,7 +1,12 @@
 -- fence-guard acquire. KEYS[1] lock key, KEYS[2] fence counter key (same hash tag, same slot).
--- ARGV[1] lock id, ARGV[2] ttl ms. FLOORED, EPOCH_US, US_PER_FENCE, MAX_WAIT, SPIN_LIMIT and MAX_FENCE
--- are filled in when the script is loaded (one variant per fence strategy), which keeps the per-call
--- arguments short.
+-- ARGV[1] lock id, ARGV[2] ttl ms. FLOORED, EPOCH_US, EPOCH_MS, PER_MS, US_PER_FENCE, MAX_WAIT, SPIN_LIMIT,
+-- MAX_FENCE and MARGIN_MS are filled in when the script is loaded (one variant per fence strategy and clock
+-- margin), which keeps the per-call arguments short.
+-- A clock-floored counter expires (docs/fence-lifecycle.md, lock records): at the lease's end or at the first
+-- millisecond whose every tick exceeds the counter's fence, whichever is later, plus the clock margin. Once it
+-- is gone, the next acquisition takes its fence from the tick after it starts (rule 2 below), which is above
+-- the lost counter unless the server clock went back by more than the margin. A DENSE counter never expires:
+-- without it the counter would start again from 1.
 -- The lock value is '<lock id>:<fence>:<expiry ms>' and the key expires at that instant (PXAT): a release
 -- that finds another holder's lock can put it back exactly as it was (see release.lua).
 -- Returns {status, fence, expiry server ms}: status 1 acquired, 0 held, -1 fences exhausted (fence = last),
@@ -16,6 +21,14 @@ local function floor_at(us)
 end
 local function text(n)
   return string.format('%.0f', n)
+end
+-- The instant (server ms) the counter holding fence f may expire, for a lease ending at lease_end.
+local function keep_until(f, lease_end)
+  local above = ${EPOCH_MS} + math.floor(f / ${PER_MS}) + 1
+  if lease_end > above then
+    above = lease_end
+  end
+  return above + ${MARGIN_MS}
 end
 local ttl = tonumber(ARGV[2])
 local us = micros()
@@ -38,10 +51,10 @@ if not ${FLOORED} then
 end
 
 -- Clock-floored. The common case takes three commands: TIME, the lock (SET NX, which is also the "held"
--- check) and the counter (SET .. GET, which reads the last fence while it writes the guess). The guess is
--- the floor of this instant, the fence the rules below give whenever the counter exists and is behind
--- the floor, as it is unless the key was locked within this tick, its counter was lost, or the clock
--- went back. Otherwise the fence is worked out from the counter read and both keys are written again;
+-- check) and the counter (SET .. GET PXAT, which reads the last fence while it writes the guess and its
+-- expiry). The guess is the floor of this instant, the fence the rules below give whenever the counter
+-- exists and is behind the floor, as it is unless the key was locked within this tick, its counter was
+-- lost (or expired), or the clock went back. Otherwise the fence is worked out from the counter read and both keys are written again;
 -- nobody sees the guess, as a script runs alone.
 local start = floor_at(us)
 if start > ${MAX_FENCE} then
@@ -50,15 +63,20 @@ end
 if not lock(start, 'NX') then
   return {0, 0, expiry}
 end
-local ok, counter = pcall(redis.call, 'SET', KEYS[2], text(start), 'GET')
+local ok, counter = pcall(redis.call, 'SET', KEYS[2], text(start), 'GET', 'PXAT', text(keep_until(start, expiry)))
 if not ok then
   -- Not a string counter: leave no lock behind and report the server's error.
   redis.call('DEL', KEYS[1])
   return redis.error_reply(counter.err or tostring(counter))
 end
+-- The guess overwrote the counter's expiry; the one put back is the one a release gives a counter (never
+-- earlier than the rule allows). A counter that is not a number goes back as it was, without one.
 local function undo()
   redis.call('DEL', KEYS[1])
-  if counter then
+  local old = tonumber(counter or '')
+  if old then
+    redis.call('SET', KEYS[2], counter, 'PXAT', text(keep_until(old, math.floor(us / 1000))))
+  elseif counter then
     redis.call('SET', KEYS[2], counter)
   else
     redis.call('DEL', KEYS[2])
@@ -108,5 +126,5 @@ if nextf > ${MAX_FENCE} then
 end
 expiry = math.floor(us / 1000) + ttl
 lock(nextf, 'XX')
-redis.call('SET', KEYS[2], text(nextf))
+redis.call('SET', KEYS[2], text(nextf), 'PXAT', text(keep_until(nextf, expiry)))
 return {1, nextf, expiry}

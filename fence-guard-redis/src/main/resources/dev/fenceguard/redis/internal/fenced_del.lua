@@ -2,15 +2,26 @@
 -- ARGV[1] hash fence field, ARGV[2] fence, ARGV[3] '1' = strictly newer.
 -- The stored fence is the larger of the fence key and, for a hash, its fence field. A hash keeps
 -- only its fence field (the tombstone); any other key is deleted and its fence key kept; a key that
--- never existed gets a fence key, so an older writer cannot create it afterwards.
--- Returns {1, fence} applied or {0, stored} stale.
+-- never existed gets a fence key, so an older writer cannot create it afterwards. With a horizon
+-- (HORIZON true, horizon.lua before this), a key with no fence record needs a fence above the horizon,
+-- and the tombstone expires (see horizon.lua).
+-- Returns {1, fence} applied, {0, stored} stale or {-2, horizon} below the horizon.
 local typ = redis.call('TYPE', KEYS[1])['ok']
 local f = tonumber(ARGV[2])
 local strict = ARGV[3] == '1'
-local stored = tonumber(redis.call('GET', KEYS[2]) or '0')
+local old = redis.call('GET', KEYS[2])
+local stored = tonumber(old or '0')
+local field = false
 if typ == 'hash' then
-  local h = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+  field = redis.call('HGET', KEYS[1], ARGV[1])
+  local h = tonumber(field or '0')
   if h > stored then stored = h end
+end
+if ${HORIZON} and not old and not field then
+  local horizon = fg_horizon()
+  if f <= horizon then
+    return {-2, horizon}
+  end
 end
 if (strict and f <= stored) or ((not strict) and f < stored) then
   return {0, stored}
@@ -18,10 +29,17 @@ end
 if typ == 'hash' then
   redis.call('DEL', KEYS[1], KEYS[2])
   redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+  if ${HORIZON} then
+    redis.call('PEXPIREAT', KEYS[1], fg_expiry(f))
+  end
   return {1, f}
 end
 if typ ~= 'none' then
   redis.call('DEL', KEYS[1])
 end
-redis.call('SET', KEYS[2], ARGV[2])
+if ${HORIZON} then
+  redis.call('SET', KEYS[2], ARGV[2], 'PXAT', fg_expiry(f))
+else
+  redis.call('SET', KEYS[2], ARGV[2])
+end
 return {1, f}

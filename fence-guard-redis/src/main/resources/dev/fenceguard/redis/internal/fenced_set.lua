@@ -4,25 +4,46 @@
 -- guarded as a hash (or tombstoned as one) is not overwritten by an older fence through SET.
 -- Returns the fence when applied, or minus the stored fence when stale (a stored fence is never 0
 -- then: every fence >= 1 is admitted over 0). A missing fence key counts as 0. One integer reply is
--- cheaper to decode than a list, and this is the hot path.
+-- cheaper to decode than a list, and this is the hot path. With a horizon (HORIZON true, horizon.lua
+-- before this): {1, fence} applied, {0, stored} stale, {-2, horizon} below the horizon.
 -- The fence key is written as it is read (SET .. GET), on the guess that the write applies, as writes
 -- under a live lease do: three commands where a GET then a SET took four. A stale write puts the fence
 -- key back as it was; a script runs alone, so nobody sees the guess. On a fence key of another type
--- SET .. GET fails with WRONGTYPE before anything is written.
+-- SET .. GET fails with WRONGTYPE before anything is written. An applied write leaves the fence key
+-- without an expiry (SET drops it): the key is live.
 local old = redis.call('SET', KEYS[2], ARGV[2], 'GET')
 local stored = tonumber(old or '0')
-if redis.call('TYPE', KEYS[1])['ok'] == 'hash' then
-  local h = tonumber(redis.call('HGET', KEYS[1], ARGV[4]) or '0')
+local typ = redis.call('TYPE', KEYS[1])['ok']
+local field = false
+if typ == 'hash' then
+  field = redis.call('HGET', KEYS[1], ARGV[4])
+  local h = tonumber(field or '0')
   if h > stored then stored = h end
 end
 local f = tonumber(ARGV[2])
+if ${HORIZON} and not old and not field then
+  local horizon = fg_horizon()
+  if f <= horizon then
+    redis.call('DEL', KEYS[2])
+    return {-2, horizon}
+  end
+end
 if (ARGV[3] == '1' and f <= stored) or (ARGV[3] ~= '1' and f < stored) then
-  if old then
+  if old and ${HORIZON} and typ == 'none' then
+    -- A tombstone: put its expiry back too (a function of its fence, see horizon.lua).
+    redis.call('SET', KEYS[2], old, 'PXAT', fg_expiry(tonumber(old)))
+  elseif old then
     redis.call('SET', KEYS[2], old)
   else
     redis.call('DEL', KEYS[2])
   end
+  if ${HORIZON} then
+    return {0, stored}
+  end
   return -stored
 end
 redis.call('SET', KEYS[1], ARGV[1])
+if ${HORIZON} then
+  return {1, f}
+end
 return f

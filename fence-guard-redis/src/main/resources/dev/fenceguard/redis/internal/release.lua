@@ -1,14 +1,25 @@
--- fence-guard release. KEYS[1] lock key; ARGV[1] lock id. The lock value is '<lock id>:<fence>:<expiry ms>'
--- (or '<lock id>:<fence>' from a build before 0.3). Returns 1 if this lock id held the live lock and it is
--- now deleted, else 0. The counter stays.
--- One command in the common case: GETDEL reads and deletes at once. When the lock turns out to be another
--- holder's (this lease expired and someone took the key), it is put back as it was, with the expiry
+-- fence-guard release. KEYS[1] lock key, KEYS[2] its fence counter key (same slot); ARGV[1] lock id. The lock
+-- value is '<lock id>:<fence>:<expiry ms>' (or '<lock id>:<fence>' from a build before 0.3). Returns 1 if this
+-- lock id held the live lock and it is now deleted, else 0.
+-- One command in the common case of a DENSE lock: GETDEL reads and deletes at once. When the lock turns out to
+-- be another holder's (this lease expired and someone took the key), it is put back as it was, with the expiry
 -- instant its value records; a script runs alone, so nobody sees the gap.
+-- A clock-floored counter is then set to expire at the first millisecond whose every tick exceeds the released
+-- fence, plus the clock margin (the rule is in acquire.lua): one PEXPIREAT, no TIME. That instant is at most the
+-- release's own plus the margin, so a counter never outlives a release by more than the margin; if it has
+-- passed already (a lease held longer than the margin), the counter goes at once, as the rule allows. FLOORED,
+-- EPOCH_MS, PER_MS, MARGIN_MS and LEGACY_RESTORE_MS are filled in when the script is loaded.
 local v = redis.call('GETDEL', KEYS[1])
 if not v then
   return 0
 end
 if string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. ':' then
+  if ${FLOORED} then
+    local f = tonumber(string.match(v, '^[^:]*:(%d+)'))
+    if f then
+      redis.call('PEXPIREAT', KEYS[2], string.format('%.0f', ${EPOCH_MS} + math.floor(f / ${PER_MS}) + 1 + ${MARGIN_MS}))
+    end
+  end
   return 1
 end
 local expiry = string.match(v, '^[^:]*:[^:]*:(%d+)$')

@@ -1,10 +1,7 @@
 package dev.fenceguard.testkit.servers;
 
-import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -101,19 +98,11 @@ public final class TestMariaDb {
     }
 
     static void execute(String url, String sql) {
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-            s.execute(sql);
-        } catch (SQLException e) {
-            throw new IllegalStateException("on MariaDB: " + sql + ": " + e.getMessage(), e);
-        }
+        Sql.execute(() -> DriverManager.getConnection(url), "MariaDB", sql);
     }
 
     static List<String> query(String url, String sql) {
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            return Rows.of(rs);
-        } catch (SQLException e) {
-            throw new IllegalStateException("on MariaDB: " + sql + ": " + e.getMessage(), e);
-        }
+        return Sql.query(() -> DriverManager.getConnection(url), "MariaDB", sql);
     }
 
     /** Kept in its own class so Testcontainers is loaded only when a Docker engine answers. */

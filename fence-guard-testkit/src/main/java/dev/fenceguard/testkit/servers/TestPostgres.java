@@ -1,8 +1,5 @@
 package dev.fenceguard.testkit.servers;
 
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -74,13 +71,7 @@ public final class TestPostgres {
 
     /** The server's version, e.g. {@code 18.1}. */
     public String version() {
-        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
-                java.sql.ResultSet rs = s.executeQuery("SHOW server_version")) {
-            rs.next();
-            return rs.getString(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException("on " + origin + " PostgreSQL: " + e.getMessage(), e);
-        }
+        return Sql.query(dataSource()::getConnection, where(), "SHOW server_version").getFirst();
     }
 
     /** The JDBC URL of the server's database (credentials in the URL). */
@@ -112,11 +103,12 @@ public final class TestPostgres {
     }
 
     void execute(String sql) {
-        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
-            s.execute(sql);
-        } catch (SQLException e) {
-            throw new IllegalStateException("on " + origin + " PostgreSQL: " + sql + ": " + e.getMessage(), e);
-        }
+        Sql.execute(dataSource()::getConnection, where(), sql);
+    }
+
+    /** This server in messages: where it came from, e.g. {@code env PostgreSQL}. */
+    private String where() {
+        return origin + " PostgreSQL";
     }
 
     @Override
@@ -193,12 +185,7 @@ public final class TestPostgres {
 
         /** Rows of a query run in this schema, each row's columns joined by {@code |} (NULL as "null"). */
         public List<String> query(String sql) {
-            try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
-                    java.sql.ResultSet rs = s.executeQuery(sql)) {
-                return Rows.of(rs);
-            } catch (SQLException e) {
-                throw new IllegalStateException("on " + server.origin + " PostgreSQL: " + sql + ": " + e.getMessage(), e);
-            }
+            return Sql.query(dataSource()::getConnection, server.where(), sql);
         }
 
         /** Runs one SQL statement on the server (any schema). */

@@ -84,6 +84,7 @@ public class FenceGuardProperties implements Validator {
     private final Annotation annotation = new Annotation();
     private final SpringIntegration springIntegration = new SpringIntegration();
     private final Shedlock shedlock = new Shedlock();
+    private final Purge purge = new Purge();
 
     public Backend getBackend() {
         return backend;
@@ -389,6 +390,57 @@ public class FenceGuardProperties implements Validator {
         }
     }
 
+    /** Scheduled purges of fence records (docs/fence-lifecycle.md): the targets are the application's FencePurges beans. */
+    public static class Purge {
+        /**
+         * Whether to run the purges of the application's FencePurges beans on a schedule. What each purge
+         * may remove is decided by the horizon its table or store was built with, never by these settings.
+         */
+        private boolean enabled = false;
+        /** Time from the end of one round of purges to the start of the next; the first round starts one interval after startup. */
+        private Duration interval = Duration.ofHours(1);
+        /** The most records one batch of a purge removes (1 to 100000). */
+        private Integer batchSize = 1_000;
+        /** How long one target's purge keeps starting batches; it resumes where it stopped on the next round. */
+        private Duration maxDuration = Duration.ofSeconds(10);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        public Integer getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(Integer batchSize) {
+            this.batchSize = batchSize;
+        }
+
+        public Duration getMaxDuration() {
+            return maxDuration;
+        }
+
+        public void setMaxDuration(Duration maxDuration) {
+            this.maxDuration = maxDuration;
+        }
+    }
+
+    public Purge getPurge() {
+        return purge;
+    }
+
     @Override
     public boolean supports(Class<?> type) {
         return FenceGuardProperties.class.isAssignableFrom(type);
@@ -407,6 +459,9 @@ public class FenceGuardProperties implements Validator {
         check(errors, "redis.call-timeout", p.redis.callTimeout, FenceGuardProperties::positive);
         check(errors, "firestore.call-timeout", p.firestore.callTimeout, FenceGuardProperties::positive);
         check(errors, "spring-integration.ttl", p.springIntegration.ttl, v -> Checks.ttl(v, "Spring Integration lock registry"));
+        check(errors, "purge.interval", p.purge.interval, FenceGuardProperties::positive);
+        check(errors, "purge.batch-size", p.purge.batchSize, v -> dev.fenceguard.core.Purge.ofDefaults().withBatchSize(v));
+        check(errors, "purge.max-duration", p.purge.maxDuration, v -> dev.fenceguard.core.Purge.ofDefaults().withMaxDuration(v));
         if (p.fenceStrategy != null && p.backend == Backend.FIRESTORE) {
             errors.rejectValue("fenceStrategy", "fence-guard.unsupported", "Firestore has no fence strategy to choose (its documents"
                     + " are never deleted); remove fence-guard.fence-strategy");
@@ -416,7 +471,7 @@ public class FenceGuardProperties implements Validator {
     /** Each message names the property as it is written in application.properties. */
     private static <T> void check(Errors errors, String property, T value, Consumer<T> check) {
         if (value == null) {
-            if (property.startsWith("default-") || property.equals("jdbc.table")) {
+            if (property.startsWith("default-") || property.equals("jdbc.table") || property.startsWith("purge.")) {
                 errors.rejectValue(field(property), "fence-guard.required", PREFIX + "." + property + " must be set");
             }
             return;

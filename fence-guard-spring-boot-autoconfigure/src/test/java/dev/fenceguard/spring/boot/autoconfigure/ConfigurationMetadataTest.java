@@ -40,7 +40,8 @@ class ConfigurationMetadataTest {
                 "fence-guard.redis.call-timeout", "fence-guard.firestore.collection", "fence-guard.firestore.call-timeout",
                 "fence-guard.metrics.enabled", "fence-guard.observations.enabled", "fence-guard.annotation.enabled",
                 "fence-guard.annotation.order", "fence-guard.spring-integration.enabled", "fence-guard.spring-integration.ttl",
-                "fence-guard.shedlock.enabled");
+                "fence-guard.shedlock.enabled", "fence-guard.purge.enabled", "fence-guard.purge.interval",
+                "fence-guard.purge.batch-size", "fence-guard.purge.max-duration");
         assertThat(json).contains("\"defaultValue\": \"30s\"", "\"defaultValue\": \"fence_guard_locks\"",
                 "The lock backend. Needed only when the application has more than one");
     }

@@ -387,7 +387,7 @@ class FenceGuardAutoConfigurationTest {
                 assertThat(lockOnce(ctx.getBean(LockClient.class), "boot:flyway")).isPresent();
             });
             assertThat(empty.query("SELECT table_name FROM information_schema.tables WHERE table_schema = '" + empty.name()
-                    + "' ORDER BY table_name")).containsExactly("app_orders", "fence_guard_history_fence_guard_locks", "fence_guard_locks",
+                    + "' ORDER BY table_name")).containsExactly("app_orders", "fence_guard_history_fence_guard_locks", "fence_guard_lock_floors", "fence_guard_locks",
                             "flyway_schema_history");
         }
     }

@@ -66,8 +66,8 @@ class JdbcDatabasesTest {
                         assertThat(health.getDetails()).containsEntry("backend", "mariadb");
                     });
             assertThat(db.query("SELECT table_name FROM information_schema.tables WHERE table_schema = '" + db.name()
-                    + "' ORDER BY table_name")).as("the application's V1 and the lock table, each with its Flyway history")
-                    .containsExactly("app_orders", "fence_guard_history_fence_guard_locks", "fence_guard_locks", "flyway_schema_history");
+                    + "' ORDER BY table_name")).as("the application's V1 and the lock table (with its floor table), each with its Flyway history")
+                    .containsExactly("app_orders", "fence_guard_history_fence_guard_locks", "fence_guard_locks", "fence_guard_lock_floors", "flyway_schema_history");
         }
     }
 
