@@ -90,7 +90,7 @@ final class MariaDbLockBackend implements LockBackend, LockRowPurge {
 
     MariaDbLockBackend(TableSettings b) {
         this.executor = b.executor();
-        this.calls = new BoundedJdbc(b.dataSource(), executor, MySqlErrors::map);
+        this.calls = new BoundedJdbc(b.dataSource(), executor, MySqlErrors.naming(LockRowPurge.tablesUsed(b, '`')));
         this.strategy = b.strategy();
         this.table = b.backQuoted();
         // Time is read when the row is written, after any wait for its row lock: SYSDATE(6), not NOW(6) (the

@@ -111,7 +111,7 @@ final class MySqlLockBackend implements LockBackend, LockRowPurge {
 
     MySqlLockBackend(TableSettings b) {
         this.executor = b.executor();
-        this.calls = new BoundedJdbc(b.dataSource(), executor, MySqlErrors::map);
+        this.calls = new BoundedJdbc(b.dataSource(), executor, MySqlErrors.naming(LockRowPurge.tablesUsed(b, '`')));
         this.strategy = b.strategy();
         this.table = b.backQuoted();
         String now = NOW;
