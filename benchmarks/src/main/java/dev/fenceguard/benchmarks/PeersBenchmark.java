@@ -5,6 +5,7 @@ import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.jdbc.FenceGuardJdbc;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.redis.FenceGuardRedis;
@@ -249,6 +250,9 @@ public final class PeersBenchmark {
                 System.out.printf("%nPostgreSQL %s (%s), one HikariCP pool of %d%n", server.version(), server.origin(), pool.getMaximumPoolSize());
                 FenceGuardMigrations.builder(pool).withSchema(s).migrate();
                 LockClient locks = LockClient.of(FenceGuardJdbc.builder(pool).withSchema(s).build().lockBackend());
+                FenceGuardMigrations.builder(pool).withSchema(s).withTable("locks_floored").migrate();
+                LockClient floored = LockClient.of(FenceGuardJdbc.builder(pool).withSchema(s).withLockTable("locks_floored")
+                        .withFenceStrategy(FenceStrategy.CLOCK_FLOORED).build().lockBackend());
                 schema.execute("CREATE TABLE " + s + ".int_lock (lock_key CHAR(36) NOT NULL, region VARCHAR(100) NOT NULL, "
                         + "client_id CHAR(36), created_date TIMESTAMP NOT NULL, expired_after TIMESTAMP NOT NULL, "
                         + "CONSTRAINT int_lock_pk PRIMARY KEY (lock_key, region))");
@@ -277,6 +281,7 @@ public final class PeersBenchmark {
                     }
                 });
                 peers.put("fence-guard LockClient", (t, i) -> release(locks, locks.tryAcquire(key("", t, i), TTL)));
+                peers.put("fence-guard LockClient, CLOCK_FLOORED", (t, i) -> release(floored, floored.tryAcquire(key("", t, i), TTL)));
                 peers.put("Spring JdbcLockRegistry", (t, i) -> tryLockUnlock(registry.obtain(key("", t, i))));
                 peers.put("ShedLock JdbcTemplateLockProvider", (t, i) -> shedlock.lock(new LockConfiguration(Instant.now(),
                         key("", t, i), TTL, Duration.ZERO)).orElseThrow(() -> new IllegalStateException("not locked")).unlock());

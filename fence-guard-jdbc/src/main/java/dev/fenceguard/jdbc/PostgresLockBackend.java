@@ -1,6 +1,7 @@
 package dev.fenceguard.jdbc;
 
 import static dev.fenceguard.jdbc.internal.BoundStatements.BOUND;
+import static dev.fenceguard.jdbc.internal.BoundStatements.BOUND_UNFLUSHED;
 import static dev.fenceguard.jdbc.internal.BoundStatements.countAfterBound;
 import static dev.fenceguard.jdbc.internal.BoundStatements.instant;
 import static dev.fenceguard.jdbc.internal.BoundStatements.prepare;
@@ -114,7 +115,14 @@ final class PostgresLockBackend implements LockBackend, LockRowPurge {
                 : "GREATEST(1, " + floor + ")";
         this.keyParams = strategy == FenceStrategy.DENSE ? 2 : 0;
         String nextFence = strategy == FenceStrategy.DENSE ? "l.fence + 1" : "GREATEST(l.fence + 1, " + floor + ")";
-        this.acquireSql = BOUND + "INSERT INTO " + table + " AS l (lock_key, fence, lock_id, expires_at, acquired_at) "
+        // CLOCK_FLOORED: grants, releases and extensions commit without waiting for the WAL flush. A crash may lose
+        // the latest of them, and that is safe (docs/postgresql.md, "Commits that do not wait for the disk"): a lost
+        // grant or extension is a lease lost early, which the fence makes harmless at the resource, because the next
+        // fence comes from the clock and is above every fence issued before the crash; a lost release keeps the key
+        // until its expiry. DENSE fences come from the row alone: a lost increment would be issued again, so DENSE
+        // keeps the connection's own setting.
+        String write = strategy == FenceStrategy.DENSE ? BOUND : BOUND_UNFLUSHED;
+        this.acquireSql = write + "INSERT INTO " + table + " AS l (lock_key, fence, lock_id, expires_at, acquired_at) "
                 + "VALUES (?, " + firstFence + ", ?, " + expiry + ", clock_timestamp()) "
                 + "ON CONFLICT (lock_key) DO UPDATE SET fence = " + nextFence + ", lock_id = EXCLUDED.lock_id, "
                 + "expires_at = " + expiry + ", acquired_at = clock_timestamp() "
@@ -122,9 +130,9 @@ final class PostgresLockBackend implements LockBackend, LockRowPurge {
                 + " RETURNING fence, expires_at";
         this.diagnoseSql = BOUND + "SELECT " + nextFence + " FROM " + table
                 + " l WHERE lock_key = ? AND (lock_id IS NULL OR expires_at <= clock_timestamp())";
-        this.releaseSql = BOUND + "UPDATE " + table + " SET lock_id = NULL, expires_at = NULL "
+        this.releaseSql = write + "UPDATE " + table + " SET lock_id = NULL, expires_at = NULL "
                 + "WHERE lock_key = ? AND lock_id = ? AND expires_at > clock_timestamp()";
-        this.extendSql = BOUND + "UPDATE " + table + " SET expires_at = " + expiry
+        this.extendSql = write + "UPDATE " + table + " SET expires_at = " + expiry
                 + " WHERE lock_key = ? AND lock_id = ? AND expires_at > clock_timestamp() RETURNING expires_at";
         this.lookupSql = BOUND + "SELECT fence, expires_at FROM " + table
                 + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > clock_timestamp()";

