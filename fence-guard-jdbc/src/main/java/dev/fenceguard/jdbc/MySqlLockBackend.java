@@ -8,6 +8,7 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.internal.ClockFloor;
+import dev.fenceguard.core.internal.PurgeLoop;
 import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
@@ -300,7 +301,7 @@ final class MySqlLockBackend implements LockBackend, LockRowPurge {
     private static final byte[] WARM_UP_KEY = new byte[0];
 
     @Override
-    public CompletableFuture<Batch> purgeBatch(String after, int size, long marginMicros, Duration timeout) {
+    public CompletableFuture<PurgeLoop.Batch<String>> purgeBatch(String after, int size, long marginMicros, Duration timeout) {
         return calls.submit(null, "purge of lock rows on " + table, timeout, MySqlLockPurge.readCommitted(
                 LockRowPurge.inTransaction((c, left) -> purge.batch(c, left, after, size, marginMicros))));
     }
