@@ -411,10 +411,10 @@ public final class FencedWriter {
             return resolved().purge(purge);
         }
         return PurgeLoop.run(purge, start, after -> {
-            PurgeLoop.Batch<Object> batch = target.run(t.name(), "purge of tombstones",
+            FencingDialect.PurgeBatch batch = target.run(t.name(), "purge of tombstones",
                     session -> t.dialect().purgeBatch(session, t, after, purge.batchSize(), rendering));
             t.rule().purged("tombstone", batch.removed());
-            return batch;
+            return new PurgeLoop.Batch<>(batch.examined(), batch.last(), batch.removed());
         }, last -> last);
     }
 

@@ -1,7 +1,6 @@
 package dev.fenceguard.jooq.internal;
 
 import dev.fenceguard.core.FenceGuardException;
-import dev.fenceguard.core.internal.PurgeLoop;
 import java.sql.SQLException;
 import java.util.Collection;
 import java.util.List;
@@ -191,10 +190,19 @@ public interface FencingDialect {
      * One batch of a purge: removes tombstones below the purge horizon with a key after {@code cursor}
      * (null: from the first key), at most {@code batchSize}, skipping rows locked by writes.
      */
-    default PurgeLoop.Batch<Object> purgeBatch(Session session, FencedStatements t, Object cursor, int batchSize,
-            FencedStatements.Rendering r) throws SQLException {
+    default PurgeBatch purgeBatch(Session session, FencedStatements t, Object cursor, int batchSize, FencedStatements.Rendering r)
+            throws SQLException {
         throw noHorizon("the purge of tombstones");
     }
+
+    /**
+     * What one purge batch did.
+     *
+     * @param examined tombstones it locked (at most the batch size; fewer means it reached the last key)
+     * @param last the greatest key it locked, or null if none
+     * @param removed tombstones it removed
+     */
+    record PurgeBatch(int examined, Object last, int removed) {}
 
     /**
      * What an upsert's statement said.

@@ -6,7 +6,6 @@ import static dev.fenceguard.jooq.internal.FencedStatements.slot;
 
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.internal.ClockFloor;
-import dev.fenceguard.core.internal.PurgeLoop;
 import dev.fenceguard.jdbc.internal.PgErrors;
 import dev.fenceguard.jdbc.internal.SqlCauses;
 import java.sql.SQLException;
@@ -129,8 +128,8 @@ public final class PostgresFencing implements FencingDialect {
      * revived or raised meanwhile no longer matches and stays; a row a write holds is skipped.
      */
     @Override
-    public PurgeLoop.Batch<Object> purgeBatch(Session session, FencedStatements t, Object cursor, int batchSize,
-            FencedStatements.Rendering r) throws SQLException {
+    public PurgeBatch purgeBatch(Session session, FencedStatements t, Object cursor, int batchSize, FencedStatements.Rendering r)
+            throws SQLException {
         boolean after = cursor != null;
         StatementShape shape = t.custom(after ? "purge_after" : "purge_first", List.of(), batchSize, r, () -> {
             Field<Boolean> tombstone = t.tombstone().orElseThrow();
@@ -150,8 +149,7 @@ public final class PostgresFencing implements FencingDialect {
         Object[] binds = new Object[FencedStatements.FIRST_VALUE];
         binds[KEY] = cursor;
         Object[] row = session.fetch(shape, binds).getFirst();
-        // examined (tombstones it locked), the greatest key it locked, removed
-        return new PurgeLoop.Batch<>(((Number) row[0]).intValue(), row[1] == null ? null : t.readKey(row[1]), ((Number) row[2]).intValue());
+        return new PurgeBatch(((Number) row[0]).intValue(), row[1] == null ? null : t.readKey(row[1]), ((Number) row[2]).intValue());
     }
 
     @Override
