@@ -4,6 +4,7 @@ import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.internal.PurgeLoop;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
+import dev.fenceguard.jdbc.internal.TableSettings;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -17,6 +18,18 @@ interface LockRowPurge {
 
     /** The floor table, one row per lock table, created by the lock table's second migration (fence-guard-migrations). */
     String FLOOR_TABLE = "fence_guard_lock_floors";
+
+    /**
+     * The tables a lock backend's statements use, for the hint of an undefined-table error: a lock table made
+     * by hand before the floor table existed fails on its first new key with only the floor table missing.
+     *
+     * @param quote {@code "} (PostgreSQL) or {@code `} (MariaDB, MySQL)
+     */
+    static String tablesUsed(TableSettings b, char quote) {
+        String schema = quote + b.schema() + quote + ".";
+        return "the lock table " + schema + quote + b.table() + quote + " and its floor table " + schema + quote + FLOOR_TABLE
+                + quote + " (the lock table's second migration)";
+    }
 
     /** The failure of a purge that found no floor row for its table: it removed nothing. */
     static FenceGuardException missingFloor(String table, String tableName) {

@@ -46,7 +46,7 @@ abstract sealed class MySqlTableLockBackend implements LockBackend, LockRowPurge
      */
     MySqlTableLockBackend(TableSettings b, String name, MySqlLockPurge.Statements statements) {
         this.executor = b.executor();
-        this.calls = new BoundedJdbc(b.dataSource(), executor, MySqlErrors::map);
+        this.calls = new BoundedJdbc(b.dataSource(), executor, MySqlErrors.naming(LockRowPurge.tablesUsed(b, '`')));
         this.name = name;
         this.strategy = b.strategy();
         this.table = b.backQuoted();

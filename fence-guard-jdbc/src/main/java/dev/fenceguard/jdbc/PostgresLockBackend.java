@@ -19,6 +19,7 @@ import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
+import dev.fenceguard.jdbc.internal.PgErrors;
 import dev.fenceguard.jdbc.internal.TableSettings;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -92,7 +93,7 @@ final class PostgresLockBackend implements LockBackend, LockRowPurge {
 
     PostgresLockBackend(TableSettings b) {
         this.executor = b.executor();
-        this.calls = new BoundedJdbc(b.dataSource(), executor);
+        this.calls = new BoundedJdbc(b.dataSource(), executor, PgErrors.naming(LockRowPurge.tablesUsed(b, '"')));
         this.strategy = b.strategy();
         this.table = b.doubleQuoted();
         String expiry = "clock_timestamp() + (?::bigint * interval '1 millisecond')";

@@ -15,8 +15,10 @@ import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.internal.TableSettings;
 import dev.fenceguard.jdbc.testing.MariaTestSupport;
 import dev.fenceguard.testkit.BlockingBackend;
+import dev.fenceguard.testkit.servers.TestMariaDb;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -46,8 +48,8 @@ abstract class LockTableBackendTest {
     /** A backend on a migrated lock table {@code table}. */
     abstract LockBackend backend(String table, FenceStrategy strategy);
 
-    /** A backend on a table that does not exist. */
-    abstract LockBackend backendWithoutTable();
+    /** A backend on the table {@code settings} name, as they are (nothing migrated). */
+    abstract LockBackend backendOn(TableSettings settings);
 
     private LockBackend backend(String table) {
         return backend(table, FenceStrategy.DENSE);
@@ -217,11 +219,36 @@ abstract class LockTableBackendTest {
 
     @Test
     void aMissingTableIsReportedWithAHint() {
-        BlockingBackend backend = BlockingBackend.of(backendWithoutTable());
+        BlockingBackend backend = BlockingBackend.of(backendOn(TableSettings.of(server().ds).withSchema(server().db.name())
+                .withTable("no_such_table")));
         assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), TTL)).isInstanceOfSatisfying(FenceGuardException.class,
                 e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
-                    assertThat(e.getMessage()).contains("1146").contains("FenceGuardMigrations");
+                    assertThat(e.getMessage()).contains("1146").contains("FenceGuardMigrations").contains("`no_such_table`")
+                            .contains("`fence_guard_lock_floors`");
                 });
+    }
+
+    @Test
+    void aLockTableMadeByHandWithoutItsFloorTableNamesTheFloorTable() {
+        // A lock table made before the floor table existed (the first migration's shape, by hand) in a database of its
+        // own: a DENSE acquisition of a new key reads the floor, so it fails, and the hint must name the missing table.
+        try (TestMariaDb.Database bare = TestMariaDb.server().newDatabase("nofloor")) {
+            bare.execute("CREATE TABLE `" + bare.name() + "`.`locks` (lock_key VARBINARY(512) NOT NULL PRIMARY KEY, "
+                    + "fence BIGINT NOT NULL, lock_id CHAR(22) CHARACTER SET ascii COLLATE ascii_bin NULL, "
+                    + "expires_at DATETIME(6) NULL, acquired_at DATETIME(6) NULL) ENGINE=InnoDB");
+            TableSettings settings = TableSettings.of(server().ds).withSchema(bare.name()).withTable("locks");
+            BlockingBackend dense = BlockingBackend.of(backendOn(settings));
+            assertThatThrownBy(() -> dense.tryAcquire(LockKey.of("k"), LockId.random(), TTL)).isInstanceOfSatisfying(
+                    FenceGuardException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+                        assertThat(e.getMessage()).contains("`" + bare.name() + "`.`fence_guard_lock_floors`")
+                                .contains("second migration");
+                    });
+            assertThat(bare.query("SELECT COUNT(*) FROM `" + bare.name() + "`.`locks`")).as("nothing written").containsExactly("0");
+            BlockingBackend floored = BlockingBackend.of(backendOn(settings.withFenceStrategy(FenceStrategy.CLOCK_FLOORED)));
+            assertThat(floored.tryAcquire(LockKey.of("k"), LockId.random(), TTL)).as("CLOCK_FLOORED fences read no floor")
+                    .isPresent();
+        }
     }
 }

@@ -27,7 +27,7 @@ class MariaDbLockBackendTest extends LockTableBackendTest {
     }
 
     @Override
-    LockBackend backendWithoutTable() {
-        return new MariaDbLockBackend(TableSettings.of(MARIA.ds).withSchema(MARIA.db.name()).withTable("no_such_table"));
+    LockBackend backendOn(TableSettings settings) {
+        return new MariaDbLockBackend(settings);
     }
 }

@@ -57,8 +57,8 @@ class MySqlLockBackendTest extends LockTableBackendTest {
     }
 
     @Override
-    LockBackend backendWithoutTable() {
-        return new MySqlLockBackend(TableSettings.of(server().ds).withSchema(server().db.name()).withTable("no_such_table"));
+    LockBackend backendOn(TableSettings settings) {
+        return new MySqlLockBackend(settings);
     }
 
     @Nested
@@ -74,8 +74,8 @@ class MySqlLockBackendTest extends LockTableBackendTest {
         }
 
         @Override
-        LockBackend backendWithoutTable() {
-            return new MySqlLockBackend(TableSettings.of(CHANGED.ds).withSchema(CHANGED.db.name()).withTable("no_such_table"));
+        LockBackend backendOn(TableSettings settings) {
+            return new MySqlLockBackend(settings);
         }
     }
 

@@ -157,8 +157,31 @@ class PostgresLockBackendTest {
                 .isInstanceOfSatisfying(FenceGuardException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
                     assertThat(e.key()).contains("k");
-                    assertThat(e.getMessage()).contains("42P01").contains("FenceGuardMigrations");
+                    assertThat(e.getMessage()).contains("42P01").contains("FenceGuardMigrations").contains("\"no_such_table\"")
+                            .contains("\"fence_guard_lock_floors\"");
                 });
+    }
+
+    @Test
+    void aLockTableMadeByHandWithoutItsFloorTableNamesTheFloorTable() {
+        // A lock table made before the floor table existed (the first migration's shape, by hand) in a schema of its
+        // own: a DENSE acquisition of a new key reads the floor, so it fails, and the hint must name the missing table.
+        try (TestPostgres.Schema bare = TestPostgres.server().newSchema("pgnofloor")) {
+            bare.execute("CREATE TABLE " + bare.name() + ".locks (lock_key TEXT NOT NULL PRIMARY KEY, fence BIGINT NOT NULL, "
+                    + "lock_id TEXT NULL, expires_at TIMESTAMPTZ NULL, acquired_at TIMESTAMPTZ NULL)");
+            TableSettings settings = TableSettings.of(pg.ds).withSchema(bare.name()).withTable("locks");
+            BlockingBackend dense = BlockingBackend.of(new PostgresLockBackend(settings));
+            assertThatThrownBy(() -> dense.tryAcquire(LockKey.of("k"), LockId.random(), TTL))
+                    .isInstanceOfSatisfying(FenceGuardException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+                        assertThat(e.getMessage()).contains("\"" + bare.name() + "\".\"fence_guard_lock_floors\"")
+                                .contains("second migration");
+                    });
+            assertThat(bare.query("SELECT count(*) FROM " + bare.name() + ".locks")).as("nothing written").containsExactly("0");
+            BlockingBackend floored = BlockingBackend.of(new PostgresLockBackend(settings.withFenceStrategy(FenceStrategy.CLOCK_FLOORED)));
+            assertThat(floored.tryAcquire(LockKey.of("k"), LockId.random(), TTL)).as("CLOCK_FLOORED fences read no floor")
+                    .isPresent();
+        }
     }
 
     @Test

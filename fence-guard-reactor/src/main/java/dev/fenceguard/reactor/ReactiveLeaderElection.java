@@ -3,12 +3,11 @@ package dev.fenceguard.reactor;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.leader.AsyncLeaderElection;
+import dev.fenceguard.core.leader.LeaderCandidate;
 import dev.fenceguard.core.leader.LeaderElection;
 import dev.fenceguard.core.leader.LeaderInfo;
-import dev.fenceguard.core.leader.Leadership;
 import dev.fenceguard.core.leader.LeadershipListener;
 import java.util.Objects;
-import java.util.Optional;
 import reactor.core.publisher.Mono;
 
 /**
@@ -32,7 +31,7 @@ import reactor.core.publisher.Mono;
  *
  * @since 0.1
  */
-public final class ReactiveLeaderElection {
+public final class ReactiveLeaderElection implements LeaderCandidate {
 
     private final AsyncLeaderElection async;
 
@@ -65,31 +64,6 @@ public final class ReactiveLeaderElection {
                 .flatMap(Mono::justOrEmpty);
     }
 
-    /** The name campaigned for. */
-    public String name() {
-        return async.name();
-    }
-
-    /** Starts campaigning; does nothing if already started. Returns at once: campaigning needs no thread. */
-    public void start() {
-        async.start();
-    }
-
-    /** Whether this candidate has been started and not stopped. */
-    public boolean isRunning() {
-        return async.isRunning();
-    }
-
-    /** Whether this process leads now, by its own view ({@link Leadership#isValid()}). */
-    public boolean isLeader() {
-        return async.isLeader();
-    }
-
-    /** The current term if this process leads now, by its own view. */
-    public Optional<Leadership> leadership() {
-        return async.leadership();
-    }
-
     /**
      * The current leader of this candidate's name, as the backend sees it.
      *
@@ -118,6 +92,7 @@ public final class ReactiveLeaderElection {
     }
 
     /** The asynchronous face this one wraps. */
+    @Override
     public AsyncLeaderElection async() {
         return async;
     }

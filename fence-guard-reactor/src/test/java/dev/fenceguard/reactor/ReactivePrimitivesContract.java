@@ -12,6 +12,7 @@ import dev.fenceguard.core.idempotency.IdempotencyInfo;
 import dev.fenceguard.core.idempotency.IdempotencyResult;
 import dev.fenceguard.core.idempotency.IdempotencyStore;
 import dev.fenceguard.core.idempotency.ResultCodec;
+import dev.fenceguard.core.leader.LeaderCandidate;
 import dev.fenceguard.core.leader.LeaderElection;
 import dev.fenceguard.core.leader.LeaderInfo;
 import dev.fenceguard.core.leader.Leadership;
@@ -26,6 +27,7 @@ import dev.fenceguard.core.spi.LockBackend;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -165,6 +167,14 @@ abstract class ReactivePrimitivesContract {
         election.start();
         await(elected, "elected");
         FenceToken term = election.leadership().orElseThrow().term();
+        List<LeaderCandidate> faces = List.of(blocking, blocking.async(), election);
+        for (LeaderCandidate face : faces) {
+            assertThat(face.async()).as("one candidate behind every face").isSameAs(blocking.async());
+            assertThat(face.name()).isEqualTo(name);
+            assertThat(face.isRunning()).isTrue();
+            assertThat(face.isLeader()).isTrue();
+            assertThat(face.leadership().orElseThrow().term()).isEqualTo(term);
+        }
         LeaderInfo seen = election.currentLeader().block(Duration.ofSeconds(WAIT_S));
         assertThat(seen).isNotNull();
         assertThat(seen.term()).isEqualTo(term);
@@ -172,7 +182,11 @@ abstract class ReactivePrimitivesContract {
                 .block(Duration.ofSeconds(WAIT_S))).as("anyone can ask").isEqualTo(term);
 
         stop.block(Duration.ofSeconds(WAIT_S));
-        assertThat(election.isRunning()).isFalse();
+        assertThat(faces).allSatisfy(face -> {
+            assertThat(face.isRunning()).as("stopped through the Mono face: stopped on every face").isFalse();
+            assertThat(face.isLeader()).isFalse();
+            assertThat(face.leadership()).isEmpty();
+        });
         assertThat(client.lookup(name)).as("stopping released the lock").isEmpty();
         assertThat(election.currentLeader().blockOptional(Duration.ofSeconds(WAIT_S))).as("no leader: empty").isEmpty();
     }

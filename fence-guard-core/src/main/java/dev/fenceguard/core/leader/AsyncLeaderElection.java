@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  *
  * @since 0.1
  */
-public final class AsyncLeaderElection {
+public final class AsyncLeaderElection implements LeaderCandidate {
 
     private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
 
@@ -87,12 +87,20 @@ public final class AsyncLeaderElection {
         return locks.lookup(key).thenApply(info -> info.map(i -> new LeaderInfo(key, i.fence(), i.expiresAt())));
     }
 
+    /** This face itself: the one that holds the candidate's state. */
+    @Override
+    public AsyncLeaderElection async() {
+        return this;
+    }
+
     /** The name campaigned for. */
+    @Override
     public String name() {
         return name;
     }
 
     /** Starts campaigning; does nothing if already started. Returns at once: campaigning needs no thread. */
+    @Override
     public void start() {
         long gen;
         synchronized (guard) {
@@ -106,6 +114,7 @@ public final class AsyncLeaderElection {
     }
 
     /** Whether this candidate has been started and not stopped. */
+    @Override
     public boolean isRunning() {
         synchronized (guard) {
             return running;
@@ -113,11 +122,13 @@ public final class AsyncLeaderElection {
     }
 
     /** Whether this process leads now, by its own view ({@link Leadership#isValid()}). */
+    @Override
     public boolean isLeader() {
         return leadership().isPresent();
     }
 
     /** The current term if this process leads now, by its own view. */
+    @Override
     public Optional<Leadership> leadership() {
         Leadership l;
         synchronized (guard) {

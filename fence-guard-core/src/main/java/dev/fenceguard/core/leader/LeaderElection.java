@@ -57,7 +57,7 @@ import java.util.concurrent.CompletionStage;
  *
  * @since 0.1
  */
-public final class LeaderElection implements AutoCloseable {
+public final class LeaderElection implements LeaderCandidate, AutoCloseable {
 
     private final AsyncLeaderElection async;
 
@@ -90,33 +90,9 @@ public final class LeaderElection implements AutoCloseable {
     }
 
     /** The non-blocking face of this candidate: the same candidate, its stages instead of waits. */
+    @Override
     public AsyncLeaderElection async() {
         return async;
-    }
-
-    /** The name campaigned for. */
-    public String name() {
-        return async.name();
-    }
-
-    /** Starts campaigning; does nothing if already started. Returns at once: campaigning needs no thread. */
-    public void start() {
-        async.start();
-    }
-
-    /** Whether this candidate has been started and not stopped. */
-    public boolean isRunning() {
-        return async.isRunning();
-    }
-
-    /** Whether this process leads now, by its own view ({@link Leadership#isValid()}). */
-    public boolean isLeader() {
-        return async.isLeader();
-    }
-
-    /** The current term if this process leads now, by its own view. */
-    public Optional<Leadership> leadership() {
-        return async.leadership();
     }
 
     /**

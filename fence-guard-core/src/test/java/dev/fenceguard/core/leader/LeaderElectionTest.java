@@ -50,6 +50,25 @@ class LeaderElectionTest {
     }
 
     @Test
+    void theBlockingAndAsyncFacesAreOneCandidate() {
+        Candidate c = five.get(0);
+        LeaderCandidate async = c.election.async();
+        assertThat(async.async()).isSameAs(async);
+        assertThat(c.election.isRunning()).isFalse();
+        async.start(); // started through one face: running on both
+        assertThat(c.election.isRunning()).isTrue();
+        five.advance(Duration.ofSeconds(1));
+        assertThat(List.<LeaderCandidate>of(c.election, async)).allSatisfy(face -> {
+            assertThat(face.name()).isEqualTo(NAME);
+            assertThat(face.isLeader()).as("the only candidate started leads").isTrue();
+            assertThat(face.leadership().orElseThrow().term()).isEqualTo(c.term());
+        });
+        c.election.stop();
+        assertThat(async.isRunning()).isFalse();
+        assertThat(async.isLeader()).isFalse();
+    }
+
+    @Test
     void resigningHandsTheTermToAnotherCandidateWithAGreaterTerm() {
         Candidate first = startAllAndFindTheLeader();
         long firstTerm = first.term().value();

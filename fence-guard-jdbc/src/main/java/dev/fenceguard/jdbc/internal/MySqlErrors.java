@@ -64,10 +64,19 @@ public final class MySqlErrors {
      * its cause (a {@link SQLException} copy with the same SQLSTATE and vendor code) carry no row contents.
      */
     public static FenceGuardException map(SQLException e, String key, String operation) {
+        return map(e, key, operation, SqlCauses.TABLE_HINT);
+    }
+
+    /** As {@link PgErrors#naming(String)}. */
+    public static BoundedJdbc.Errors naming(String tables) {
+        String hint = SqlCauses.tableHint(tables);
+        return (e, key, operation) -> SqlCauses.map(e, key, operation, (sql, k, op) -> map(sql, k, op, hint));
+    }
+
+    private static FenceGuardException map(SQLException e, String key, String operation, String tableHint) {
         SQLException source = SqlCauses.of(e).orElse(e);
         String facts = facts(source);
-        String hint = source.getErrorCode() == 1146
-                ? " (does the table exist? create it with FenceGuardMigrations or your own Flyway)" : "";
+        String hint = source.getErrorCode() == 1146 ? tableHint : "";
         return new FenceGuardException(code(e), key, operation + " failed: " + facts + hint, SqlCauses.redacted(source, facts));
     }
 

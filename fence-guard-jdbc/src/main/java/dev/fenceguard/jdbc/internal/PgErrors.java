@@ -58,10 +58,22 @@ public final class PgErrors {
      * message, and stack trace) carry no row contents; see the class comment.
      */
     public static FenceGuardException map(SQLException e, String key, String operation) {
+        return map(e, key, operation, SqlCauses.TABLE_HINT);
+    }
+
+    /**
+     * {@link #map(Throwable, String, String)}, naming {@code tables} in the hint of an undefined-table error:
+     * for a caller that uses more than the table its operation names (a lock table and its floor table).
+     */
+    public static BoundedJdbc.Errors naming(String tables) {
+        String hint = SqlCauses.tableHint(tables);
+        return (e, key, operation) -> SqlCauses.map(e, key, operation, (sql, k, op) -> map(sql, k, op, hint));
+    }
+
+    private static FenceGuardException map(SQLException e, String key, String operation, String tableHint) {
         SQLException source = SqlCauses.of(e).orElse(e);
         String facts = facts(source);
-        String hint = "42P01".equals(source.getSQLState())
-                ? " (does the table exist? create it with FenceGuardMigrations or your own Flyway)" : "";
+        String hint = "42P01".equals(source.getSQLState()) ? tableHint : "";
         return new FenceGuardException(code(e), key, operation + " failed: " + facts + hint, SqlCauses.redacted(source, facts));
     }
 

@@ -39,6 +39,14 @@ public final class SqlCauses {
     }
 
     /** A database's mapping of its own error during {@code operation} on {@code key}. */
+    /** The hint added to an undefined-table error: the server's own words are withheld, so say what to check. */
+    static final String TABLE_HINT = " (does the table exist? create it with FenceGuardMigrations or your own Flyway)";
+
+    /** A hint naming the tables a caller needs, for {@code PgErrors.naming} and {@code MySqlErrors.naming}. */
+    static String tableHint(String tables) {
+        return " (does " + tables + " exist? create them with FenceGuardMigrations or your own Flyway)";
+    }
+
     public interface Mapping {
         FenceGuardException map(SQLException e, String key, String operation);
     }
