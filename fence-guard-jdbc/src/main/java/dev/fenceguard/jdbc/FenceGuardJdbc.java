@@ -5,8 +5,9 @@ import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.Purge;
 import dev.fenceguard.core.PurgeResult;
 import dev.fenceguard.core.internal.Horizon;
-import dev.fenceguard.core.internal.Stages;
+import dev.fenceguard.core.internal.PurgeLoop;
 import dev.fenceguard.core.internal.SqlIdentifiers;
+import dev.fenceguard.core.internal.Stages;
 import dev.fenceguard.core.spi.FlightStore;
 import dev.fenceguard.core.spi.IdempotencyBackend;
 import dev.fenceguard.core.spi.LockBackend;
@@ -15,7 +16,6 @@ import dev.fenceguard.jdbc.internal.Database;
 import dev.fenceguard.jdbc.internal.TableSettings;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.Executor;
 import javax.sql.DataSource;
 
@@ -175,24 +175,11 @@ public final class FenceGuardJdbc implements AutoCloseable {
         long marginMicros = clockMargin.toNanos() / 1_000;
         // A short time bound still lets one batch run: it bounds when batches start, not the first one's statements.
         Duration batchBound = purge.maxDuration().compareTo(MIN_BATCH_BOUND) < 0 ? MIN_BATCH_BOUND : purge.maxDuration();
-        long began = System.nanoTime();
-        long bound = purge.maxDuration().toNanos();
-        String cursor = start;
-        long removed = 0;
-        int batches = 0;
-        while (true) {
-            LockRowPurge.Batch batch = Stages.awaitUninterruptibly(rows.purgeBatch(cursor, purge.batchSize(), marginMicros, batchBound));
-            batches++;
-            removed += batch.removed();
+        return PurgeLoop.run(purge, start, after -> {
+            PurgeLoop.Batch<String> batch = Stages.awaitUninterruptibly(rows.purgeBatch(after, purge.batchSize(), marginMicros, batchBound));
             metrics.purged(rows.name(), "lock", batch.removed());
-            if (batch.examined() < purge.batchSize()) {
-                return new PurgeResult(removed, batches, true, Optional.empty());
-            }
-            cursor = batch.last();
-            if (System.nanoTime() - began >= bound) {
-                return new PurgeResult(removed, batches, false, Optional.of(cursor));
-            }
-        }
+            return batch;
+        }, last -> last);
     }
 
     private UnsupportedOperationException unsupported(String what) {

@@ -2,6 +2,7 @@ package dev.fenceguard.jdbc;
 
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.internal.PurgeLoop;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
 import dev.fenceguard.jdbc.internal.TableSettings;
 import java.sql.Connection;
@@ -46,17 +47,9 @@ interface LockRowPurge {
      * {@code CLOCK_FLOORED}), and raises the floor to the highest fence removed.
      *
      * @param after the key to start after, or {@code ""} for the first key (no lock key is empty)
+     * @return the free rows it locked and looked at, the last key among them, and the rows it removed
      */
-    CompletableFuture<Batch> purgeBatch(String after, int size, long marginMicros, Duration timeout);
-
-    /**
-     * What one batch did.
-     *
-     * @param examined free rows it locked and looked at (fewer than the batch size: the table is done)
-     * @param last the last key it looked at, the next batch's start; null if it looked at none
-     * @param removed rows it removed
-     */
-    record Batch(int examined, String last, long removed) {}
+    CompletableFuture<PurgeLoop.Batch<String>> purgeBatch(String after, int size, long marginMicros, Duration timeout);
 
     /**
      * {@code work} in one transaction of its own: begun here on an auto-commit connection (and committed,

@@ -5,14 +5,9 @@ import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
-import dev.fenceguard.core.LockInfo;
-import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.internal.ClockFloor;
-import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.spi.Grant;
-import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
-import dev.fenceguard.jdbc.internal.MySqlErrors;
 import dev.fenceguard.jdbc.internal.MySqlLockRows;
 import dev.fenceguard.jdbc.internal.TableSettings;
 import java.sql.Connection;
@@ -23,9 +18,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 import javax.sql.DataSource;
 
 /**
@@ -76,23 +68,15 @@ import javax.sql.DataSource;
  *
  * @since 0.1
  */
-final class MariaDbLockBackend implements LockBackend, LockRowPurge {
+final class MariaDbLockBackend extends MySqlTableLockBackend {
 
-    private final Executor executor;
-    private final BoundedJdbc calls;
-    private final String table;
-    private final FenceStrategy strategy;
     private final String acquireSql;
     private final String releaseSql;
     private final String extendSql;
     private final String lookupSql;
-    private final MySqlLockPurge purge;
 
     MariaDbLockBackend(TableSettings b) {
-        this.executor = b.executor();
-        this.calls = new BoundedJdbc(b.dataSource(), executor, MySqlErrors.naming(LockRowPurge.tablesUsed(b, '`')));
-        this.strategy = b.strategy();
-        this.table = b.backQuoted();
+        super(b, "mariadb", MariaDbLockBackend::bounded);
         // Time is read when the row is written, after any wait for its row lock: SYSDATE(6), not NOW(6) (the
         // statement's start). One reading per statement, kept in @fg_now for the later assignments, so that every
         // judgment and the new expiry of a statement use the same instant.
@@ -136,66 +120,10 @@ final class MariaDbLockBackend implements LockBackend, LockRowPurge {
                 // is unchanged, and was refused for lacking exactly that.
                 + "RETURNING lock_id = ? AND expires_at > SYSDATE(6), expires_at";
         this.lookupSql = "SELECT fence, expires_at FROM " + table + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > SYSDATE(6)";
-        this.purge = new MySqlLockPurge(b, MariaDbLockBackend::bounded);
     }
 
     @Override
-    public String name() {
-        return "mariadb";
-    }
-
-    /** The fence strategy in use. */
-    public FenceStrategy fenceStrategy() {
-        return strategy;
-    }
-
-    @Override
-    public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), "acquire on " + table, timeout,
-                (c, left) -> acquire(c, left, MySqlLockRows.bytes(key), key.value(), lockId, ttl));
-    }
-
-    @Override
-    public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> release(c, left, MySqlLockRows.bytes(key), lockId));
-    }
-
-    @Override
-    public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), "extend on " + table, timeout,
-                (c, left) -> extend(c, left, MySqlLockRows.bytes(key), lockId, ttl));
-    }
-
-    @Override
-    public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-        return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> lookup(c, left, MySqlLockRows.bytes(key))
-                .map(live -> new LockInfo(key, FenceToken.of(live.fence()), live.expiresAt())));
-    }
-
-    /**
-     * Gets ready for the first calls by making each of them once, for the internal key {@code ''} (no bytes,
-     * which no lock key can be: keys are 1 to 512 bytes), in one transaction that is rolled back: an
-     * acquisition, a refused one, an extension, a lookup and a release, with the same code and statements
-     * as real calls. No user key is locked or touched, no fence is used up, and the rollback leaves nothing
-     * behind. It fails if the lock table or a column is missing. Concurrent warm-ups of several processes
-     * wait for each other's rollback on that one key (within the timeout).
-     *
-     * @since 0.1
-     */
-    @Override
-    public CompletionStage<Void> warmUp(Duration timeout) {
-        return calls.submit(null, "warm-up on " + table, timeout, BoundedJdbc.rolledBack((c, left) -> {
-            return WarmUps.everyLockPath((holder, ttl) -> acquire(c, left, WARM_UP_KEY, "", holder, ttl).isPresent(),
-                    (holder, ttl) -> extend(c, left, WARM_UP_KEY, holder, ttl).isPresent(),
-                    (holder, ttl) -> lookup(c, left, WARM_UP_KEY).isPresent(),
-                    (holder, ttl) -> release(c, left, WARM_UP_KEY, holder));
-        })).thenApply(allRan -> null);
-    }
-
-    /** The internal key of warm-ups: no {@link LockKey} is empty. */
-    private static final byte[] WARM_UP_KEY = new byte[0];
-
-    private Optional<Grant> acquire(Connection c, BoundedJdbc.TimeLeft left, byte[] key, String keyName, LockId lockId, Duration ttl)
+    Optional<Grant> acquire(Connection c, BoundedJdbc.TimeLeft left, byte[] key, String keyName, LockId lockId, Duration ttl)
             throws SQLException {
         try (PreparedStatement ps = bounded(c, acquireSql, left)) {
             ps.setBytes(1, key);
@@ -219,7 +147,8 @@ final class MariaDbLockBackend implements LockBackend, LockRowPurge {
         }
     }
 
-    private boolean release(Connection c, BoundedJdbc.TimeLeft left, byte[] key, LockId lockId) throws SQLException {
+    @Override
+    boolean release(Connection c, BoundedJdbc.TimeLeft left, byte[] key, LockId lockId) throws SQLException {
         try (PreparedStatement ps = bounded(c, releaseSql, left)) {
             ps.setBytes(1, key);
             ps.setString(2, lockId.value());
@@ -227,7 +156,8 @@ final class MariaDbLockBackend implements LockBackend, LockRowPurge {
         }
     }
 
-    private Optional<Instant> extend(Connection c, BoundedJdbc.TimeLeft left, byte[] key, LockId lockId, Duration ttl) throws SQLException {
+    @Override
+    Optional<Instant> extend(Connection c, BoundedJdbc.TimeLeft left, byte[] key, LockId lockId, Duration ttl) throws SQLException {
         try (PreparedStatement ps = bounded(c, extendSql, left)) {
             ps.setBytes(1, key);
             ps.setString(2, lockId.value());
@@ -239,31 +169,14 @@ final class MariaDbLockBackend implements LockBackend, LockRowPurge {
         }
     }
 
-    private record Live(long fence, Instant expiresAt) {}
-
-    private Optional<Live> lookup(Connection c, BoundedJdbc.TimeLeft left, byte[] key) throws SQLException {
+    @Override
+    Optional<Live> lookup(Connection c, BoundedJdbc.TimeLeft left, byte[] key) throws SQLException {
         try (PreparedStatement ps = bounded(c, lookupSql, left)) {
             ps.setBytes(1, key);
             try (ResultSet rs = returned(ps)) {
                 return rs.next() ? Optional.of(new Live(rs.getLong(1), MySqlLockRows.instant(rs, 2))) : Optional.empty();
             }
         }
-    }
-
-    @Override
-    public CompletableFuture<Batch> purgeBatch(String after, int size, long marginMicros, Duration timeout) {
-        return calls.submit(null, "purge of lock rows on " + table, timeout, MySqlLockPurge.readCommitted(
-                LockRowPurge.inTransaction((c, left) -> purge.batch(c, left, after, size, marginMicros))));
-    }
-
-    /** The executor the calls run on. */
-    public Executor executor() {
-        return executor;
-    }
-
-    @Override
-    public String toString() {
-        return "MariaDbLockBackend[" + table + ", " + strategy + ", " + executor + "]";
     }
 
     /**

@@ -5,14 +5,9 @@ import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockId;
-import dev.fenceguard.core.LockInfo;
-import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.internal.ClockFloor;
-import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.spi.Grant;
-import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
-import dev.fenceguard.jdbc.internal.MySqlErrors;
 import dev.fenceguard.jdbc.internal.MySqlLockRows;
 import dev.fenceguard.jdbc.internal.TableSettings;
 import java.sql.Connection;
@@ -23,9 +18,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 import javax.sql.DataSource;
 
 /**
@@ -84,7 +76,7 @@ import javax.sql.DataSource;
  *
  * @since 0.1
  */
-final class MySqlLockBackend implements LockBackend, LockRowPurge {
+final class MySqlLockBackend extends MySqlTableLockBackend {
 
     /** The insert id of an acquire refused because a live lease holds the key; above any fence. */
     static final long HELD = 1L << 61;
@@ -97,23 +89,16 @@ final class MySqlLockBackend implements LockBackend, LockRowPurge {
      */
     static final String NOW = "(UTC_TIMESTAMP(6) + INTERVAL TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6)) MICROSECOND)";
 
-    private final Executor executor;
-    private final BoundedJdbc calls;
-    private final String table;
-    private final FenceStrategy strategy;
     private final String acquireSql;
     private final String expirySql;
     private final String releaseSql;
     private final String extendSql;
     private final String lookupSql;
     private final String liveSql;
-    private final MySqlLockPurge purge;
 
     MySqlLockBackend(TableSettings b) {
-        this.executor = b.executor();
-        this.calls = new BoundedJdbc(b.dataSource(), executor, MySqlErrors.naming(LockRowPurge.tablesUsed(b, '`')));
-        this.strategy = b.strategy();
-        this.table = b.backQuoted();
+        // MySQL has no SET STATEMENT: the purge batch's statements are bounded by the abort, as the writes are.
+        super(b, "mysql", (c, sql, left) -> c.prepareStatement(sql));
         String now = NOW;
         String expiry = now + " + INTERVAL ? MICROSECOND";
         // FenceStrategy.CLOCK_FLOORED's floor in 10 µs ticks, from an exact integer (no session time zone involved). It
@@ -155,27 +140,11 @@ final class MySqlLockBackend implements LockBackend, LockRowPurge {
         this.liveSql = "SELECT expires_at FROM " + table + " WHERE lock_key = ? AND lock_id = ? AND expires_at > " + now;
         this.lookupSql = "SELECT /*+ MAX_EXECUTION_TIME(%d) */ fence, expires_at FROM " + table
                 + " WHERE lock_key = ? AND lock_id IS NOT NULL AND expires_at > " + now;
-        // MySQL has no SET STATEMENT: the batch's statements are bounded by the abort, as the writes are.
-        this.purge = new MySqlLockPurge(b, (c, sql, left) -> c.prepareStatement(sql));
     }
 
+    /** Writes no server-side bound (see the class comment): {@code left} bounds only the lookup. */
     @Override
-    public String name() {
-        return "mysql";
-    }
-
-    /** The fence strategy in use. */
-    public FenceStrategy fenceStrategy() {
-        return strategy;
-    }
-
-    @Override
-    public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), "acquire on " + table, timeout,
-                (c, left) -> acquire(c, MySqlLockRows.bytes(key), key.value(), lockId, ttl));
-    }
-
-    private Optional<Grant> acquire(Connection c, byte[] key, String keyName, LockId lockId, Duration ttl) throws SQLException {
+    Optional<Grant> acquire(Connection c, BoundedJdbc.TimeLeft left, byte[] key, String keyName, LockId lockId, Duration ttl) throws SQLException {
         long answer;
         try (PreparedStatement ps = c.prepareStatement(acquireSql, Statement.RETURN_GENERATED_KEYS)) {
             ps.setBytes(1, key);
@@ -218,11 +187,7 @@ final class MySqlLockBackend implements LockBackend, LockRowPurge {
     }
 
     @Override
-    public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        return calls.submit(key.value(), "release on " + table, timeout, (c, left) -> release(c, MySqlLockRows.bytes(key), lockId));
-    }
-
-    private boolean release(Connection c, byte[] key, LockId lockId) throws SQLException {
+    boolean release(Connection c, BoundedJdbc.TimeLeft left, byte[] key, LockId lockId) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
             ps.setBytes(1, key);
             ps.setString(2, lockId.value());
@@ -231,11 +196,7 @@ final class MySqlLockBackend implements LockBackend, LockRowPurge {
     }
 
     @Override
-    public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return calls.submit(key.value(), "extend on " + table, timeout, (c, left) -> extend(c, MySqlLockRows.bytes(key), lockId, ttl));
-    }
-
-    private Optional<Instant> extend(Connection c, byte[] key, LockId lockId, Duration ttl) throws SQLException {
+    Optional<Instant> extend(Connection c, BoundedJdbc.TimeLeft left, byte[] key, LockId lockId, Duration ttl) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(extendSql, Statement.RETURN_GENERATED_KEYS)) {
             ps.setLong(1, MySqlLockRows.micros(ttl));
             ps.setBytes(2, key);
@@ -259,60 +220,13 @@ final class MySqlLockBackend implements LockBackend, LockRowPurge {
     }
 
     @Override
-    public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-        return calls.submit(key.value(), "lookup on " + table, timeout, (c, left) -> lookup(c, left, MySqlLockRows.bytes(key))
-                .map(live -> new LockInfo(key, FenceToken.of(live.fence()), live.expiresAt())));
-    }
-
-    private record Live(long fence, Instant expiresAt) {}
-
-    private Optional<Live> lookup(Connection c, BoundedJdbc.TimeLeft left, byte[] key) throws SQLException {
+    Optional<Live> lookup(Connection c, BoundedJdbc.TimeLeft left, byte[] key) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(lookupSql.formatted(left.millis()))) {
             ps.setBytes(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(new Live(rs.getLong(1), MySqlLockRows.instant(rs, 2))) : Optional.empty();
             }
         }
-    }
-
-    /**
-     * Gets ready for the first calls by making each of them once, for the internal key {@code ''} (no bytes,
-     * which no lock key can be: keys are 1 to 512 bytes), in one transaction that is rolled back: an
-     * acquisition (and the read of its expiry), a refused one, an extension, a lookup and a release, with the
-     * same code and statements as real calls. No user key is locked or touched, no fence is used up, and the
-     * rollback leaves nothing behind. It fails if the lock table or a column is missing. Concurrent warm-ups
-     * of several processes wait for each other's rollback on that one key (within the timeout). It leaves the
-     * connection's {@code LAST_INSERT_ID()} set, as every acquire does.
-     *
-     * @since 0.1
-     */
-    @Override
-    public CompletionStage<Void> warmUp(Duration timeout) {
-        return calls.submit(null, "warm-up on " + table, timeout, BoundedJdbc.rolledBack((c, left) -> {
-            return WarmUps.everyLockPath((holder, ttl) -> acquire(c, WARM_UP_KEY, "", holder, ttl).isPresent(),
-                    (holder, ttl) -> extend(c, WARM_UP_KEY, holder, ttl).isPresent(),
-                    (holder, ttl) -> lookup(c, left, WARM_UP_KEY).isPresent(),
-                    (holder, ttl) -> release(c, WARM_UP_KEY, holder));
-        })).thenApply(allRan -> null);
-    }
-
-    /** The internal key of warm-ups: no {@link LockKey} is empty. */
-    private static final byte[] WARM_UP_KEY = new byte[0];
-
-    @Override
-    public CompletableFuture<Batch> purgeBatch(String after, int size, long marginMicros, Duration timeout) {
-        return calls.submit(null, "purge of lock rows on " + table, timeout, MySqlLockPurge.readCommitted(
-                LockRowPurge.inTransaction((c, left) -> purge.batch(c, left, after, size, marginMicros))));
-    }
-
-    /** The executor the calls run on. */
-    public Executor executor() {
-        return executor;
-    }
-
-    @Override
-    public String toString() {
-        return "MySqlLockBackend[" + table + ", " + strategy + ", " + executor + "]";
     }
 
     /**

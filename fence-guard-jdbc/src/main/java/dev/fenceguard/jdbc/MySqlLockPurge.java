@@ -2,6 +2,7 @@ package dev.fenceguard.jdbc;
 
 import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.internal.ClockFloor;
+import dev.fenceguard.core.internal.PurgeLoop;
 import dev.fenceguard.jdbc.internal.BoundedJdbc;
 import dev.fenceguard.jdbc.internal.TableSettings;
 import java.nio.charset.StandardCharsets;
@@ -57,7 +58,7 @@ final class MySqlLockPurge {
         this.raiseSql = "UPDATE " + floors + " SET fence_floor = GREATEST(fence_floor, ?) WHERE lock_table = ?";
     }
 
-    LockRowPurge.Batch batch(Connection c, BoundedJdbc.TimeLeft left, String after, int size, long marginMicros) throws SQLException {
+    PurgeLoop.Batch<String> batch(Connection c, BoundedJdbc.TimeLeft left, String after, int size, long marginMicros) throws SQLException {
         try (PreparedStatement ps = statements.prepare(c, lockFloorSql, left)) {
             ps.setString(1, tableName);
             try (ResultSet rs = query(ps)) {
@@ -106,7 +107,7 @@ final class MySqlLockPurge {
             }
         }
         String last = keys.isEmpty() ? null : new String(keys.getLast(), StandardCharsets.UTF_8);
-        return new LockRowPurge.Batch(keys.size(), last, removed);
+        return new PurgeLoop.Batch<>(keys.size(), last, removed);
     }
 
     /** The rows of a query (Connector/J's {@code executeQuery} refuses one behind MariaDB's {@code SET STATEMENT}). */

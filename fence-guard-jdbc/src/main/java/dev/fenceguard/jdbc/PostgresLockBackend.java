@@ -15,6 +15,7 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.internal.ClockFloor;
+import dev.fenceguard.core.internal.PurgeLoop;
 import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
@@ -304,7 +305,7 @@ final class PostgresLockBackend implements LockBackend, LockRowPurge {
     }
 
     @Override
-    public CompletableFuture<Batch> purgeBatch(String after, int size, long marginMicros, Duration timeout) {
+    public CompletableFuture<PurgeLoop.Batch<String>> purgeBatch(String after, int size, long marginMicros, Duration timeout) {
         return calls.submit(null, "purge of lock rows on " + table, timeout, LockRowPurge.inTransaction((c, left) -> {
             try (PreparedStatement ps = prepare(c, lockFloorSql, left)) {
                 ps.setString(3, tableName);
@@ -327,7 +328,7 @@ final class PostgresLockBackend implements LockBackend, LockRowPurge {
                 ps.setString(i, tableName);
                 try (ResultSet rs = resultAfterBound(ps)) {
                     rs.next();
-                    return new Batch(rs.getInt(1), rs.getString(2), rs.getLong(3));
+                    return new PurgeLoop.Batch<>(rs.getInt(1), rs.getString(2), rs.getLong(3));
                 }
             }
         }));

@@ -9,6 +9,7 @@ import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.LockObservations;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.PurgeLoop;
 import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.spi.WriteObservation;
 import dev.fenceguard.jdbc.internal.SqlCauses;
@@ -409,26 +410,12 @@ public final class FencedWriter {
         if (resolver != null) {
             return resolved().purge(purge);
         }
-        long began = System.nanoTime();
-        long bound = purge.maxDuration().toNanos();
-        Object cursor = start;
-        long removed = 0;
-        int batches = 0;
-        while (true) {
-            Object after = cursor;
+        return PurgeLoop.run(purge, start, after -> {
             FencingDialect.PurgeBatch batch = target.run(t.name(), "purge of tombstones",
                     session -> t.dialect().purgeBatch(session, t, after, purge.batchSize(), rendering));
-            batches++;
-            removed += batch.removed();
             t.rule().purged("tombstone", batch.removed());
-            if (batch.examined() < purge.batchSize()) {
-                return new PurgeResult(removed, batches, true, Optional.empty());
-            }
-            cursor = batch.last();
-            if (System.nanoTime() - began >= bound) {
-                return new PurgeResult(removed, batches, false, Optional.of(cursor));
-            }
-        }
+            return new PurgeLoop.Batch<>(batch.examined(), batch.last(), batch.removed());
+        }, last -> last);
     }
 
     /**

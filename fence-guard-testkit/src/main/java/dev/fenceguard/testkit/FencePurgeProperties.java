@@ -379,10 +379,10 @@ public abstract class FencePurgeProperties {
                 Judged j = judge(a, ladder, model.get(a.key()));
                 timeline.add("step " + i + ": " + a + " -> " + describe(got) + " (record was " + describe(model.get(a.key())) + ")");
                 noStaleWriteApplied(a, got, ladder, highest, timeline);
-                require(j.matches(got), "outcome contradicts the rule (expected " + j.expected() + ")", timeline);
+                Timeline.require(j.matches(got), "outcome contradicts the rule (expected " + j.expected() + ")", timeline);
                 Optional<FenceRecord> now = record(prefix + a.key());
                 timeline.add("        record now " + describe(now.orElse(null)));
-                require(expiring(j.after(), ladder).contains(now.orElse(null)), "the store holds " + describe(now.orElse(null))
+                Timeline.require(expiring(j.after(), ladder).contains(now.orElse(null)), "the store holds " + describe(now.orElse(null))
                         + " but the rule says " + describe(j.after()), timeline);
                 set(model, a.key(), now.orElse(null));
             } else {
@@ -391,7 +391,7 @@ public abstract class FencePurgeProperties {
             model.forEach((k, r) -> highest.merge(k, r.fence(), Math::max));
         }
         long took = micros(storeClock()) - ladder.startMicros();
-        require(took < 55_000_000L, "the history took " + took / 1000 + " ms of the store's clock: its rungs are a minute from"
+        Timeline.require(took < 55_000_000L, "the history took " + took / 1000 + " ms of the store's clock: its rungs are a minute from"
                 + " the horizons, so it must end within a minute", timeline);
     }
 
@@ -422,7 +422,7 @@ public abstract class FencePurgeProperties {
             got = WriterSchedule.run(paths, order, writerGuard());
         } catch (WriterSchedule.StuckWriterException e) {
             timeline.add("step " + i + ": " + s + ": " + e.getMessage());
-            throw new AssertionError("a path never finished\ntimeline:\n  " + String.join("\n  ", timeline), e);
+            throw Timeline.failure("a path never finished", timeline, e);
         }
         Instant after = storeClock();
         long pb = purgeHorizonAt(before);
@@ -452,7 +452,7 @@ public abstract class FencePurgeProperties {
                 }
             }
         }
-        require(found, "no order of the " + a.operation().name().toLowerCase(Locale.ROOT) + " and the purge explains the outcome "
+        Timeline.require(found, "no order of the " + a.operation().name().toLowerCase(Locale.ROOT) + " and the purge explains the outcome "
                 + describe(out) + " and the record " + describe(now.orElse(null)), timeline);
         set(model, a.key(), explained);
         afterPurge(prefix, model, a.key(), pb, pa, timeline);
@@ -474,7 +474,7 @@ public abstract class FencePurgeProperties {
                 continue;
             }
             Optional<FenceRecord> now = record(prefix + k);
-            require(now.isEmpty() || now.get().equals(was), "k" + k + " was " + was + " and reads " + describe(now.orElse(null))
+            Timeline.require(now.isEmpty() || now.get().equals(was), "k" + k + " was " + was + " and reads " + describe(now.orElse(null))
                     + ": a tombstone may expire, not change", timeline);
             if (now.isEmpty()) {
                 timeline.add("        k" + k + " " + was + " expired");
@@ -506,7 +506,7 @@ public abstract class FencePurgeProperties {
                 String why = was.live() ? "a live record must never be purged"
                         : was.fence() < pb ? "a tombstone below the purge horizon must be gone after one purge"
                         : "a tombstone at or above the purge horizon must stay";
-                require(false, "k" + k + " was " + was + ": " + why, timeline);
+                Timeline.require(false, "k" + k + " was " + was + ": " + why, timeline);
             }
             set(model, k, now.orElse(null));
         }
@@ -526,7 +526,7 @@ public abstract class FencePurgeProperties {
         long seen = highest.getOrDefault(a.key(), 0L);
         boolean recorded = got instanceof WriteOutcome.Applied || (got instanceof WriteOutcome.NotFound && a.operation() == Operation.CLAIM);
         if (recorded) {
-            require(policy().admits(f, seen), "STALE WRITE APPLIED: " + a + " (fence " + f + ") after k" + a.key() + " recorded fence "
+            Timeline.require(policy().admits(f, seen), "STALE WRITE APPLIED: " + a + " (fence " + f + ") after k" + a.key() + " recorded fence "
                     + seen, timeline);
             highest.merge(a.key(), f, Math::max); // kept even if the record is purged or expires
         }
@@ -596,12 +596,6 @@ public abstract class FencePurgeProperties {
             case WriteOutcome.Stale s -> "Stale(" + s.reason() + ", current " + s.currentFence() + ")";
             case WriteOutcome.NotFound n -> "NotFound";
         };
-    }
-
-    private static void require(boolean ok, String what, List<String> timeline) {
-        if (!ok) {
-            throw new AssertionError(what + "\ntimeline:\n  " + String.join("\n  ", timeline));
-        }
     }
 
     @Provide

@@ -271,7 +271,7 @@ public abstract class FencedResourceProperties {
                 WriteOutcome got = perform(id, w, step, () -> {});
                 Judged j = judge(w, step, model);
                 timeline.add("step " + step + ": " + w + " -> " + describe(got) + " (stored fence was " + model.fence() + ")");
-                check(j.matches(got), "outcome contradicts the " + policy() + " rule (expected " + j.expected() + ")", timeline);
+                Timeline.require(j.matches(got), "outcome contradicts the " + policy() + " rule (expected " + j.expected() + ")", timeline);
                 model = j.after();
             } else {
                 Write a = s.writes().get(0);
@@ -281,20 +281,20 @@ public abstract class FencedResourceProperties {
                     got = concurrently(id, s, step);
                 } catch (WriterSchedule.StuckWriterException e) {
                     timeline.add("step " + step + ": " + a + " and " + b + " at once: " + e.getMessage());
-                    throw new AssertionError("writer never finished\ntimeline:\n  " + String.join("\n  ", timeline), e);
+                    throw Timeline.failure("writer never finished", timeline, e);
                 }
                 timeline.add("step " + step + ": " + a + " and " + b + " at once (released "
                         + describeRelease(s) + ") -> " + describe(got[0]) + " / " + describe(got[1])
                         + " (stored fence was " + model.fence() + ")");
                 Optional<String> actual = read(id);
                 Model next = serialise(a, got[0], b, got[1], step, model, actual);
-                check(next != null, "no serial order of the two writes explains these outcomes and the value "
+                Timeline.require(next != null, "no serial order of the two writes explains these outcomes and the value "
                         + actual.orElse("<none>"), timeline);
                 model = next;
             }
             Optional<String> now = read(id);
             timeline.add("        value now " + now.orElse("<none>"));
-            check(now.equals(model.value()), "the resource holds " + now.orElse("<none>") + " but the rule says "
+            Timeline.require(now.equals(model.value()), "the resource holds " + now.orElse("<none>") + " but the rule says "
                     + model.value().orElse("<none>"), timeline);
         }
     }
@@ -371,12 +371,6 @@ public abstract class FencedResourceProperties {
             case WriteOutcome.Stale s -> "Stale(current " + s.currentFence() + ")";
             case WriteOutcome.NotFound n -> "NotFound";
         };
-    }
-
-    private static void check(boolean ok, String what, List<String> timeline) {
-        if (!ok) {
-            throw new AssertionError(what + "\ntimeline:\n  " + String.join("\n  ", timeline));
-        }
     }
 
     @Provide

@@ -94,13 +94,13 @@ public abstract class IdempotencyBackendProperties {
                 }
             }
             timeline.add(step + " -> " + answer + (answer.equals(expected) ? "" : "   MODEL: " + expected));
-            check(answer.equals(expected), "the backend disagrees with the model", timeline);
+            Timeline.require(answer.equals(expected), "the backend disagrees with the model", timeline);
             if (after.isPresent()) {
                 IdempotencyEntry e = after.get();
-                check(e.fence() >= lastFence[step.key], "an entry's fence went down", timeline);
+                Timeline.require(e.fence() >= lastFence[step.key], "an entry's fence went down", timeline);
                 lastFence[step.key] = e.fence();
                 if (finalResult[step.key] != null) {
-                    check(java.util.Arrays.equals(finalResult[step.key], e.result()) && e.state().isFinal(),
+                    Timeline.require(java.util.Arrays.equals(finalResult[step.key], e.result()) && e.state().isFinal(),
                             "a final outcome changed", timeline);
                 }
                 if (e.state().isFinal()) {
@@ -121,12 +121,6 @@ public abstract class IdempotencyBackendProperties {
     private static String shape(Optional<IdempotencyEntry> e) {
         return e.map(x -> x.state() + "/" + x.fingerprint() + "/" + x.fence() + "/" + java.util.HexFormat.of().formatHex(x.result()))
                 .orElse("none");
-    }
-
-    private static void check(boolean ok, String what, List<String> timeline) {
-        if (!ok) {
-            throw new AssertionError(what + "\ntimeline:\n  " + String.join("\n  ", timeline));
-        }
     }
 
     @Provide

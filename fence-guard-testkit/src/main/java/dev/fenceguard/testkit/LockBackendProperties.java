@@ -126,9 +126,7 @@ public abstract class LockBackendProperties {
         }
 
         void check(boolean ok, String what) {
-            if (!ok) {
-                throw new AssertionError(what + "\ntimeline:\n  " + String.join("\n  ", timeline));
-            }
+            Timeline.require(ok, what, timeline);
         }
 
         /** The last lease client {@code c} got on key {@code k}, if it ever got one. */

@@ -44,14 +44,8 @@ public final class LockCollections {
      * @throws IllegalArgumentException naming the document and the collection
      */
     public static void requireOutside(DocumentReference doc, List<String> lockCollections) {
-        String path = doc.getPath();
-        int slash = path.indexOf('/');
-        String top = slash < 0 ? path : path.substring(0, slash);
-        if (lockCollections.contains(top)) {
-            throw new IllegalArgumentException("document '" + shown(path) + "' is in fence-guard's own key space: top-level"
-                    + " collection '" + top + "' holds the documents of a FirestoreLockBackend (or its idempotency entries), and a"
-                    + " fenced write there could rewind a lock's fence, take over a lock or forge a recorded outcome");
-        }
+        requireOutside("document", doc.getPath(), lockCollections, "(or its idempotency entries), and a fenced write there"
+                + " could rewind a lock's fence, take over a lock or forge a recorded outcome");
     }
 
     /**
@@ -61,13 +55,17 @@ public final class LockCollections {
      * @throws IllegalArgumentException naming the collection
      */
     public static void requireOutside(CollectionReference collection, List<String> lockCollections) {
-        String path = collection.getPath();
+        requireOutside("collection", collection.getPath(), lockCollections, "(or its idempotency entries or flights), which no"
+                + " tombstone purge may touch");
+    }
+
+    /** The rule of both: {@code path}'s top-level collection must not be a lock collection; {@code why} ends the error. */
+    private static void requireOutside(String what, String path, List<String> lockCollections, String why) {
         int slash = path.indexOf('/');
         String top = slash < 0 ? path : path.substring(0, slash);
         if (lockCollections.contains(top)) {
-            throw new IllegalArgumentException("collection '" + shown(path) + "' is in fence-guard's own key space: top-level"
-                    + " collection '" + top + "' holds the documents of a FirestoreLockBackend (or its idempotency entries or"
-                    + " flights), which no tombstone purge may touch");
+            throw new IllegalArgumentException(what + " '" + shown(path) + "' is in fence-guard's own key space: top-level"
+                    + " collection '" + top + "' holds the documents of a FirestoreLockBackend " + why);
         }
     }
 

@@ -11,12 +11,12 @@ import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.firestore.QuerySnapshot;
 import dev.fenceguard.core.Purge;
 import dev.fenceguard.core.PurgeResult;
+import dev.fenceguard.core.internal.PurgeLoop;
 import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.firestore.internal.FirestoreHandle.Step;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
@@ -116,8 +116,8 @@ public final class Purger {
     public CompletableFuture<PurgeResult> run(CollectionReference collection, Purge purge, UnaryOperator<Query> candidates,
             LongUnaryOperator horizonAt, Predicate<DocumentSnapshot> removable) {
         Cursor start = purge.startAfter().map(Cursor::parse).orElse(null);
-        Batches batches = new Batches(collection, purge, candidates, horizonAt, removable, System.nanoTime());
-        return batches.from(start, 0, 0);
+        Batches batches = new Batches(collection, purge, candidates, horizonAt, removable);
+        return PurgeLoop.runAsync(purge, start, batches::batch, Cursor::toString);
     }
 
     /** The server's read time of {@link #clock}: the clock each batch's query bound is taken from. */
@@ -137,19 +137,18 @@ public final class Purger {
         private final UnaryOperator<Query> candidates;
         private final LongUnaryOperator horizonAt;
         private final Predicate<DocumentSnapshot> removable;
-        private final long began;
 
         Batches(CollectionReference collection, Purge purge, UnaryOperator<Query> candidates, LongUnaryOperator horizonAt,
-                Predicate<DocumentSnapshot> removable, long began) {
+                Predicate<DocumentSnapshot> removable) {
             this.collection = collection;
             this.purge = purge;
             this.candidates = candidates;
             this.horizonAt = horizonAt;
             this.removable = removable;
-            this.began = began;
         }
 
-        CompletableFuture<PurgeResult> from(Cursor after, long removedSoFar, int batchesSoFar) {
+        /** One batch: the candidates after {@code after} (null: from the first) at the server's time, each removed if the re-check allows. */
+        CompletableFuture<PurgeLoop.Batch<Cursor>> batch(Cursor after) {
             return serverTime().thenCompose(now -> {
                 if (now == null) {
                     throw new IllegalStateException("Firestore returned no read time; cannot judge the horizon");
@@ -162,19 +161,12 @@ public final class Purger {
                         call -> call.send(page::get, call::complete));
             }).thenCompose(found -> {
                 List<QueryDocumentSnapshot> docs = found.getDocuments();
-                return removeAll(docs).thenCompose(removed -> {
+                return removeAll(docs).thenApply(removed -> {
                     counted.accept(removed);
-                    long total = removedSoFar + removed;
-                    int batches = batchesSoFar + 1;
-                    if (docs.size() < purge.batchSize()) {
-                        return CompletableFuture.completedFuture(new PurgeResult(total, batches, true, Optional.empty()));
-                    }
-                    QueryDocumentSnapshot last = docs.get(docs.size() - 1);
-                    Cursor next = new Cursor(WriteRule.decode(last.get(fenceField)), last.getId());
-                    if (System.nanoTime() - began >= purge.maxDuration().toNanos()) {
-                        return CompletableFuture.completedFuture(new PurgeResult(total, batches, false, Optional.of(next.toString())));
-                    }
-                    return from(next, total, batches);
+                    // Only a full batch needs its last position (the next one's start).
+                    QueryDocumentSnapshot last = docs.size() < purge.batchSize() ? null : docs.get(docs.size() - 1);
+                    Cursor next = last == null ? null : new Cursor(WriteRule.decode(last.get(fenceField)), last.getId());
+                    return new PurgeLoop.Batch<>(docs.size(), next, removed);
                 });
             });
         }
