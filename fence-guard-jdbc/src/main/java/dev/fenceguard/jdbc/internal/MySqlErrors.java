@@ -23,6 +23,9 @@ public final class MySqlErrors {
 
     private static final Pattern COLUMN = Pattern.compile("\\b(?:Column|Field) '([^']{1,64})' (?:cannot be null|doesn't have a default value)");
 
+    private static final SqlCauses.Vendor VENDOR = new SqlCauses.Vendor(MySqlErrors::code, MySqlErrors::facts,
+            e -> e.getErrorCode() == 1146);
+
     private MySqlErrors() {}
 
     /** The code for {@code e}, by the first vendor code or SQLSTATE in its cause chain. */
@@ -64,20 +67,12 @@ public final class MySqlErrors {
      * its cause (a {@link SQLException} copy with the same SQLSTATE and vendor code) carry no row contents.
      */
     public static FenceGuardException map(SQLException e, String key, String operation) {
-        return map(e, key, operation, SqlCauses.TABLE_HINT);
+        return VENDOR.map(e, key, operation, SqlCauses.TABLE_HINT);
     }
 
     /** As {@link PgErrors#naming(String)}. */
     public static BoundedJdbc.Errors naming(String tables) {
-        String hint = SqlCauses.tableHint(tables);
-        return (e, key, operation) -> SqlCauses.map(e, key, operation, (sql, k, op) -> map(sql, k, op, hint));
-    }
-
-    private static FenceGuardException map(SQLException e, String key, String operation, String tableHint) {
-        SQLException source = SqlCauses.of(e).orElse(e);
-        String facts = facts(source);
-        String hint = source.getErrorCode() == 1146 ? tableHint : "";
-        return new FenceGuardException(code(e), key, operation + " failed: " + facts + hint, SqlCauses.redacted(source, facts));
+        return VENDOR.naming(tables);
     }
 
     /** {@link #map(SQLException, String, String)} for any exception, as {@link PgErrors#map(Throwable, String, String)}. */

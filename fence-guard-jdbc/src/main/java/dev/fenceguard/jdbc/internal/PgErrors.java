@@ -22,6 +22,9 @@ import org.postgresql.util.ServerErrorMessage;
  */
 public final class PgErrors {
 
+    private static final SqlCauses.Vendor VENDOR = new SqlCauses.Vendor(PgErrors::code, PgErrors::facts,
+            e -> "42P01".equals(e.getSQLState()));
+
     private PgErrors() {}
 
     /** The code for {@code e}, by the first SQLSTATE in its cause chain. */
@@ -58,7 +61,7 @@ public final class PgErrors {
      * message, and stack trace) carry no row contents; see the class comment.
      */
     public static FenceGuardException map(SQLException e, String key, String operation) {
-        return map(e, key, operation, SqlCauses.TABLE_HINT);
+        return VENDOR.map(e, key, operation, SqlCauses.TABLE_HINT);
     }
 
     /**
@@ -66,15 +69,7 @@ public final class PgErrors {
      * for a caller that uses more than the table its operation names (a lock table and its floor table).
      */
     public static BoundedJdbc.Errors naming(String tables) {
-        String hint = SqlCauses.tableHint(tables);
-        return (e, key, operation) -> SqlCauses.map(e, key, operation, (sql, k, op) -> map(sql, k, op, hint));
-    }
-
-    private static FenceGuardException map(SQLException e, String key, String operation, String tableHint) {
-        SQLException source = SqlCauses.of(e).orElse(e);
-        String facts = facts(source);
-        String hint = "42P01".equals(source.getSQLState()) ? tableHint : "";
-        return new FenceGuardException(code(e), key, operation + " failed: " + facts + hint, SqlCauses.redacted(source, facts));
+        return VENDOR.naming(tables);
     }
 
     /**

@@ -5,6 +5,8 @@ import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.internal.Redacted;
 import java.sql.SQLException;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Finds the database's own error in a cause chain. jOOQ wraps a driver's {@link SQLException} in its
@@ -38,15 +40,32 @@ public final class SqlCauses {
         return Optional.ofNullable(first);
     }
 
-    /** A database's mapping of its own error during {@code operation} on {@code key}. */
     /** The hint added to an undefined-table error: the server's own words are withheld, so say what to check. */
     static final String TABLE_HINT = " (does the table exist? create it with FenceGuardMigrations or your own Flyway)";
 
-    /** A hint naming the tables a caller needs, for {@code PgErrors.naming} and {@code MySqlErrors.naming}. */
-    static String tableHint(String tables) {
-        return " (does " + tables + " exist? create them with FenceGuardMigrations or your own Flyway)";
+    /**
+     * What one database says of its errors: the code, the facts a message may carry (never the server's
+     * words), and whether an error is an undefined table.
+     */
+    record Vendor(Function<SQLException, ErrorCode> code, Function<SQLException, String> facts,
+            Predicate<SQLException> undefinedTable) {
+
+        /** A {@link FenceGuardException} for {@code e}; {@code tableHint} is added if {@code e} is an undefined table. */
+        FenceGuardException map(SQLException e, String key, String operation, String tableHint) {
+            SQLException source = of(e).orElse(e);
+            String facts = facts().apply(source);
+            String hint = undefinedTable().test(source) ? tableHint : "";
+            return new FenceGuardException(code().apply(e), key, operation + " failed: " + facts + hint, redacted(source, facts));
+        }
+
+        /** Maps any exception a call ended with, naming {@code tables} in the hint of an undefined-table error. */
+        BoundedJdbc.Errors naming(String tables) {
+            String hint = " (does " + tables + " exist? create them with FenceGuardMigrations or your own Flyway)";
+            return (e, key, operation) -> SqlCauses.map(e, key, operation, (sql, k, op) -> map(sql, k, op, hint));
+        }
     }
 
+    /** A database's mapping of its own error during {@code operation} on {@code key}. */
     public interface Mapping {
         FenceGuardException map(SQLException e, String key, String operation);
     }
