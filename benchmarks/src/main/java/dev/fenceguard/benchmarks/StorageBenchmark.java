@@ -1,0 +1,490 @@
+package dev.fenceguard.benchmarks;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fenceguard.core.FenceStrategy;
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.LockId;
+import dev.fenceguard.core.LockKey;
+import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.core.Purge;
+import dev.fenceguard.core.PurgeResult;
+import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.internal.ClockFloor;
+import dev.fenceguard.core.spi.LockBackend;
+import dev.fenceguard.jdbc.FenceGuardJdbc;
+import dev.fenceguard.jooq.Assignments;
+import dev.fenceguard.jooq.FencedTable;
+import dev.fenceguard.jooq.FencedWriter;
+import dev.fenceguard.migrations.FenceColumn;
+import dev.fenceguard.migrations.FenceGuardMigrations;
+import dev.fenceguard.migrations.TombstoneIndex;
+import dev.fenceguard.redis.AsyncFencedRedis;
+import dev.fenceguard.redis.FenceGuardRedis;
+import dev.fenceguard.redis.RedisLockBackend;
+import dev.fenceguard.testkit.servers.RedisServers;
+import dev.fenceguard.testkit.servers.TestPostgres;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+/**
+ * Storage over time (issue #30, docs/fence-lifecycle.md): what fence records cost while they are kept
+ * and what the purges and expiries give back.
+ * <ol>
+ *   <li>{@code pg}: N resource rows on PostgreSQL, all deleted with fenced deletes (tombstones), then
+ *       {@link FencedWriter#purge}; sizes before, after, after the purge, after {@code VACUUM} and after
+ *       {@code VACUUM FULL}; the purge's rows/s.</li>
+ *   <li>{@code locks}: L lock keys acquired and released on PostgreSQL ({@code CLOCK_FLOORED}, margin 0),
+ *       then {@link FenceGuardJdbc#purgeLocks}; the same sizes.</li>
+ *   <li>{@code redis}: N {@code CLOCK_FLOORED} lock pairs and N fenced {@code SET} + {@code DELETE} on a
+ *       private {@code redis-server}; {@code used_memory} and {@code DBSIZE} until the records have expired.</li>
+ *   <li>{@code churn}: K rounds of M keys created and deleted on three PostgreSQL tables: no purge, a purge
+ *       every second plus {@code VACUUM} after each round, a purge every second with autovacuum alone.</li>
+ * </ol>
+ * Arguments: {@code [parts=pg,locks,redis,churn] [n=1000000] [lockKeys=100000] [churnRounds=10]
+ * [churnKeys=5000] [threads=4] [redisMarginSeconds=120]}.
+ */
+public final class StorageBenchmark {
+
+    /** The shortest horizon a store accepts: records may go one second after their fence. */
+    private static final Duration H = Duration.ofSeconds(1);
+    /** No clock margin on PostgreSQL: the benchmark's clock does not step back (the margin only delays a purge). */
+    private static final Duration M = Duration.ZERO;
+    private static final Duration CALL = Duration.ofSeconds(30);
+    private static final String BODY_TEXT = "order placed, 1 item, EUR 12.50";
+    private static final Assignments BODY = Assignments.of("body", BODY_TEXT);
+
+    public static void main(String[] args) throws Exception {
+        Set<String> parts = Set.of((args.length > 0 ? args[0] : "pg,locks,redis,churn").split(","));
+        int n = args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000;
+        int lockKeys = args.length > 2 ? Integer.parseInt(args[2]) : 100_000;
+        int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 10;
+        int churnKeys = args.length > 4 ? Integer.parseInt(args[4]) : 5_000;
+        int threads = args.length > 5 ? Integer.parseInt(args[5]) : 4;
+        Duration redisMargin = Duration.ofSeconds(args.length > 6 ? Long.parseLong(args[6]) : 120);
+        System.out.printf(Locale.ROOT, "StorageBenchmark %s: n=%,d lockKeys=%,d churn %d x %,d keys, %d threads, horizon %s, "
+                + "margin %s (Redis %s); load %s%n", parts, n, lockKeys, rounds, churnKeys, threads, H, M, redisMargin, load());
+        if (parts.contains("pg") || parts.contains("locks") || parts.contains("churn")) {
+            TestPostgres server = TestPostgres.server();
+            try (TestPostgres.Schema schema = server.newSchema("storage"); HikariDataSource pool = Harness.pool(schema.dataSource(), threads + 2)) {
+                System.out.printf("PostgreSQL %s (%s), schema %s%n", server.version(), server.origin(), schema.name());
+                String s = schema.name();
+                if (parts.contains("pg")) {
+                    tombstones(pool, s, n, threads);
+                }
+                if (parts.contains("locks")) {
+                    lockRows(pool, s, lockKeys, threads);
+                }
+                if (parts.contains("churn")) {
+                    churn(pool, s, rounds, churnKeys, threads);
+                }
+            }
+        }
+        if (parts.contains("redis")) {
+            redis(n, redisMargin);
+        }
+        System.out.printf("done; load %s%n", load());
+    }
+
+    // --- 1. PostgreSQL tombstones -----------------------------------------------------------------------
+
+    private static void tombstones(HikariDataSource pool, String s, int n, int threads) throws Exception {
+        System.out.printf(Locale.ROOT, "%n== PostgreSQL resource tombstones, %,d keys; load %s%n", n, load());
+        FencedTable items = resourceTable(pool, s, "items");
+        String t = s + ".items";
+        print("empty table", size(pool, t, "fence_deleted"), n);
+
+        // Bulk INSERT of the rows a fenced upsert of a new key leaves (key, body, fence, not deleted): the
+        // storage is the same, and a million single-row upserts would take minutes that measure nothing here.
+        long f0 = dbTick(pool);
+        long t0 = System.nanoTime();
+        exec(pool, "INSERT INTO " + t + " (id, body, fence_token) SELECT g, '" + BODY_TEXT + "', "
+                + f0 + " FROM generate_series(1, " + n + ") g");
+        exec(pool, "VACUUM ANALYZE " + t);
+        System.out.printf(Locale.ROOT, "bulk INSERT of %,d live rows (fence %d): %.1f s%n", n, f0, secs(t0));
+        print("N live rows", size(pool, t, "fence_deleted"), n);
+
+        FenceToken deleteFence = FenceToken.of(dbTick(pool));
+        t0 = System.nanoTime();
+        inParallel(pool, threads, n, 1_000, (c, id) -> requireApplied(items.on(c).delete(id, deleteFence), "delete " + id));
+        double deleteSecs = secs(t0);
+        System.out.printf(Locale.ROOT, "%,d fenced deletes (%d threads, commit every 1,000): %.1f s, %,.0f/s%n", n, threads, deleteSecs, n / deleteSecs);
+        print("N tombstones", size(pool, t, "fence_deleted"), n);
+
+        awaitPurgeable(pool, deleteFence.value());
+        purgeAndVacuum(pool, t, "fence_deleted", n, () -> items.on(pool).purge(bigBatches()));
+    }
+
+    /** A table shaped as docs/postgresql.md shows, with the tombstone index the purge wants, fenced with the horizon. */
+    private static FencedTable resourceTable(HikariDataSource pool, String s, String name) throws Exception {
+        exec(pool, "CREATE TABLE " + s + "." + name + " (id BIGINT PRIMARY KEY, body TEXT, fence_token BIGINT NOT NULL DEFAULT 0, "
+                + "fence_deleted BOOLEAN NOT NULL DEFAULT FALSE)");
+        exec(pool, TombstoneIndex.on(FenceColumn.on(s, name).withTombstoneColumn("fence_deleted"), "id").statement());
+        return FencedTable.builder(s, name, "id", "fence_token").withKeyType(Long.class).withTombstoneColumn("fence_deleted")
+                .withHorizon(H).withClockMargin(M).withMetrics(LockMetrics.none()).build();
+    }
+
+    // --- 2. SQL lock rows ---------------------------------------------------------------------------------
+
+    private static void lockRows(HikariDataSource pool, String s, int keys, int threads) throws Exception {
+        System.out.printf(Locale.ROOT, "%n== PostgreSQL lock rows, %,d keys acquired and released (CLOCK_FLOORED, margin 0); load %s%n", keys, load());
+        FenceGuardMigrations.builder(pool).withSchema(s).withTable("locks").migrate();
+        String t = s + ".locks";
+        try (FenceGuardJdbc jdbc = FenceGuardJdbc.builder(pool).withSchema(s).withLockTable("locks").withFenceStrategy(FenceStrategy.CLOCK_FLOORED)
+                .withClockMargin(M).withMetrics(LockMetrics.none()).build()) {
+            LockBackend locks = jdbc.lockBackend();
+            print("empty lock table", size(pool, t, "lock_id IS NULL"), keys);
+            AtomicLong highest = new AtomicLong();
+            long t0 = System.nanoTime();
+            // The backend takes its own connections from the pool; these threads only wait on its calls.
+            onThreads(threads, thread -> {
+                for (long i = 1 + thread; i <= keys; i += threads) {
+                    LockKey key = LockKey.of("order:" + i);
+                    LockId id = LockId.random();
+                    long fence = locks.tryAcquire(key, id, Duration.ofSeconds(30), CALL).toCompletableFuture().join().orElseThrow().fence();
+                    highest.accumulateAndGet(fence, Math::max);
+                    if (!locks.release(key, id, CALL).toCompletableFuture().join()) {
+                        throw new IllegalStateException("release of " + key + " failed");
+                    }
+                }
+            });
+            double pairSecs = secs(t0);
+            System.out.printf(Locale.ROOT, "%,d acquire + release pairs (%d threads): %.1f s, %,.0f pairs/s%n", keys, threads, pairSecs, keys / pairSecs);
+            print("N free lock rows", size(pool, t, "lock_id IS NULL"), keys);
+            awaitPurgeable(pool, highest.get());
+            purgeAndVacuum(pool, t, "lock_id IS NULL", keys, () -> jdbc.purgeLocks(bigBatches()));
+        }
+    }
+
+    // --- shared by 1 and 2 ----------------------------------------------------------------------------------
+
+    private static Purge bigBatches() {
+        return Purge.ofDefaults().withBatchSize(10_000).withMaxDuration(Duration.ofHours(1));
+    }
+
+    /** Purges, then reports the sizes as the purge leaves them, after VACUUM, and after VACUUM FULL. */
+    private static void purgeAndVacuum(HikariDataSource pool, String t, String removable, int n, Supplier<PurgeResult> purge) throws Exception {
+        // Statistics taken before the mass delete say the tombstone index is empty; with them PostgreSQL 15 plans
+        // the batch's DELETE .. IN (candidates) as a nested loop over every tombstone for each candidate
+        // (quadratic: 44.8 s for one batch of 10,000 among 20,000 tombstones, 62 ms after ANALYZE).
+        // Autoanalyze would catch up after such a burst; this does it at once.
+        long t0 = System.nanoTime();
+        exec(pool, "ANALYZE " + t);
+        System.out.printf(Locale.ROOT, "ANALYZE: %.1f s%n", secs(t0));
+        t0 = System.nanoTime();
+        PurgeResult r = purge.get();
+        double purgeSecs = secs(t0);
+        System.out.printf(Locale.ROOT, "purge: removed %,d in %d batches of up to 10,000, complete=%s: %.1f s, %,.0f rows/s%n",
+                r.removed(), r.batches(), r.complete(), purgeSecs, r.removed() / purgeSecs);
+        print("after the purge (no VACUUM)", size(pool, t, removable), n);
+        t0 = System.nanoTime();
+        exec(pool, "VACUUM " + t);
+        System.out.printf(Locale.ROOT, "VACUUM: %.1f s%n", secs(t0));
+        print("after VACUUM", size(pool, t, removable), n);
+        t0 = System.nanoTime();
+        exec(pool, "VACUUM FULL " + t);
+        System.out.printf(Locale.ROOT, "VACUUM FULL: %.1f s%n", secs(t0));
+        print("after VACUUM FULL", size(pool, t, removable), n);
+    }
+
+    /** Waits (polling the database's clock) until {@code tick(now - H - M)} is above {@code fence}. */
+    private static void awaitPurgeable(HikariDataSource pool, long fence) throws Exception {
+        long ago = H.plus(M).toNanos() / 1000 / ClockFloor.MICROS_PER_FENCE;
+        long t0 = System.nanoTime();
+        while (dbTick(pool) - ago <= fence) {
+            Thread.sleep(100);
+        }
+        System.out.printf(Locale.ROOT, "waited %.1f s for the database clock to pass the horizon%n", secs(t0));
+    }
+
+    // --- 3. Redis ---------------------------------------------------------------------------------------------
+
+    private static void redis(int n, Duration margin) throws Exception {
+        System.out.printf(Locale.ROOT, "%n== Redis, private redis-server, %,d lock pairs + %,d fenced SET+DELETE, horizon %s, margin %s; load %s%n",
+                n, n, H, margin, load());
+        try (RedisServers.Server server = RedisServers.start()) {
+            RedisClient client = RedisClient.create(RedisURI.create(server.uri().toString()));
+            try (StatefulRedisConnection<String, String> conn = client.connect(); StatefulRedisConnection<String, String> adminConn = client.connect();
+                    FenceGuardRedis fg = FenceGuardRedis.builder(conn).withKeyPrefix("st:lock:").withFenceKeyPrefix("st:fence:")
+                            .withFlightKeyPrefix("st:sf:").withHorizon(H).withClockMargin(margin).withMetrics(LockMetrics.none()).build()) {
+                RedisCommands<String, String> admin = adminConn.sync();
+                System.out.printf("Redis %s%n", info(admin, "server", "redis_version"));
+                RedisLockBackend locks = fg.lockBackend();
+                AsyncFencedRedis writes = fg.fencedWrites().async();
+                redisLine(admin, "empty server", 0);
+
+                long t0 = System.nanoTime();
+                windowed(n, i -> {
+                    LockKey key = LockKey.of("order:" + i);
+                    LockId id = LockId.random();
+                    return locks.tryAcquire(key, id, Duration.ofSeconds(30), CALL)
+                            .thenCompose(g -> locks.release(key, id, CALL).thenApply(released -> {
+                                if (g.isEmpty() || !released) {
+                                    throw new IllegalStateException("lock pair on " + key + " failed");
+                                }
+                                return null;
+                            }));
+                });
+                double lockSecs = secs(t0);
+                System.out.printf(Locale.ROOT, "%,d acquire + release pairs (async, 256 in flight): %.1f s, %,.0f pairs/s%n", n, lockSecs, n / lockSecs);
+                redisLine(admin, "after the lock pairs", n);
+
+                t0 = System.nanoTime();
+                windowed(n, i -> {
+                    String key = "st:data:" + i;
+                    FenceToken fence = FenceToken.of(ClockFloor.floorAtMicros(ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now())));
+                    return writes.set(key, fence, BODY_TEXT).thenCompose(set -> {
+                        requireApplied(set, "set " + key);
+                        return writes.delete(key, fence);
+                    }).thenApply(deleted -> {
+                        requireApplied(deleted, "delete " + key);
+                        return null;
+                    });
+                });
+                double writeSecs = secs(t0);
+                long lastWrite = System.nanoTime();
+                System.out.printf(Locale.ROOT, "%,d fenced SET + DELETE (async, 256 in flight): %.1f s, %,.0f pairs/s%n", n, writeSecs, n / writeSecs);
+                redisLine(admin, "after SET + DELETE", n);
+
+                // The last records were due H + M after the last write (tombstones; counters went M after their release).
+                // Redis removes expired keys lazily and in its active expiry cycle: this polls DBSIZE to see when.
+                long due = lastWrite + H.plus(margin).toNanos();
+                long giveUp = due + Duration.ofMinutes(10).toNanos();
+                long lastPrint = 0;
+                while (admin.dbsize() > 0 && System.nanoTime() < giveUp) {
+                    if (System.nanoTime() - lastPrint > 10_000_000_000L) {
+                        lastPrint = System.nanoTime();
+                        redisLine(admin, String.format(Locale.ROOT, "%+.0f s from the last record's due time", (lastPrint - due) / 1e9), n);
+                    }
+                    Thread.sleep(200);
+                }
+                System.out.printf(Locale.ROOT, "DBSIZE reached %d at %+.1f s from the last record's due time (active expiry; nothing read the keys)%n",
+                        admin.dbsize(), (System.nanoTime() - due) / 1e9);
+                redisLine(admin, "after expiry", n);
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    /** Runs {@code op(i)} for i in 1..n with at most 256 calls in flight; fails on the first failure. */
+    private static void windowed(int n, java.util.function.IntFunction<CompletionStage<?>> op) throws Exception {
+        Semaphore window = new Semaphore(256);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        for (int i = 1; i <= n && failure.get() == null; i++) {
+            window.acquire();
+            op.apply(i).whenComplete((v, e) -> {
+                if (e != null) {
+                    failure.compareAndSet(null, e);
+                }
+                window.release();
+            });
+        }
+        window.acquire(256);
+        if (failure.get() != null) {
+            throw new IllegalStateException("a call failed", failure.get());
+        }
+    }
+
+    private static void redisLine(RedisCommands<String, String> admin, String label, int n) {
+        long used = Long.parseLong(info(admin, "memory", "used_memory"));
+        System.out.printf(Locale.ROOT, "  %-44s DBSIZE %,10d  keys with TTL %,10d  used_memory %8.1f MB  rss %8.1f MB  expired_keys %,d%n",
+                label, admin.dbsize(), keyspaceExpires(admin), used / 1e6, Long.parseLong(info(admin, "memory", "used_memory_rss")) / 1e6,
+                Long.parseLong(info(admin, "stats", "expired_keys")));
+    }
+
+    private static String info(RedisCommands<String, String> admin, String section, String field) {
+        return admin.info(section).lines().filter(l -> l.startsWith(field + ":")).findFirst().orElseThrow().substring(field.length() + 1).trim();
+    }
+
+    private static long keyspaceExpires(RedisCommands<String, String> admin) {
+        return admin.info("keyspace").lines().filter(l -> l.startsWith("db0:")).findFirst()
+                .map(l -> Long.parseLong(l.replaceAll(".*expires=(\\d+).*", "$1"))).orElse(0L);
+    }
+
+    // --- 5. Steady churn ------------------------------------------------------------------------------------
+
+    private static void churn(HikariDataSource pool, String s, int rounds, int keys, int threads) throws Exception {
+        System.out.printf(Locale.ROOT, "%n== Steady churn on PostgreSQL: %d rounds, each creates (fenced upsert) and deletes (fenced delete) %,d new keys "
+                + "on every table; load %s%n", rounds, keys, load());
+        List<String> names = List.of("churn_none", "churn_purge_vacuum", "churn_purge_auto");
+        List<FencedTable> tables = new ArrayList<>();
+        for (String name : names) {
+            tables.add(resourceTable(pool, s, name));
+        }
+        System.out.println("tables: churn_none (no purge; VACUUM after each round), churn_purge_vacuum (purge every second; VACUUM after each round), "
+                + "churn_purge_auto (purge every second; autovacuum only)");
+        AtomicLong purged = new AtomicLong();
+        AtomicReference<Throwable> purgeFailure = new AtomicReference<>();
+        ScheduledExecutorService schedule = Executors.newSingleThreadScheduledExecutor();
+        schedule.scheduleWithFixedDelay(() -> {
+            try {
+                purged.addAndGet(tables.get(1).on(pool).purge(bigBatches()).removed());
+                purged.addAndGet(tables.get(2).on(pool).purge(bigBatches()).removed());
+            } catch (Throwable e) {
+                purgeFailure.compareAndSet(null, e);
+            }
+        }, 1, 1, TimeUnit.SECONDS);
+        try {
+            System.out.printf("%-5s %-8s | %s%n", "round", "purged", String.join(" | ", names.stream()
+                    .map(x -> String.format(Locale.ROOT, "%-44s", x + ": rows, tombstones, total MB")).toList()));
+            for (int r = 0; r < rounds; r++) {
+                long first = (long) r * keys + 1;
+                for (FencedTable table : tables) {
+                    inParallel(pool, threads, keys, 1, (c, i) -> {
+                        long id = first + i - 1;
+                        FenceToken fence = FenceToken.of(ClockFloor.floorAtMicros(ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now())));
+                        FencedWriter w = table.on(c);
+                        requireApplied(w.upsert(id, fence, BODY), "upsert " + id);
+                        c.commit();
+                        requireApplied(w.delete(id, fence), "delete " + id);
+                    });
+                }
+                exec(pool, "VACUUM " + s + "." + names.get(0));
+                exec(pool, "VACUUM " + s + "." + names.get(1));
+                StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-5d %-8s", r + 1, String.format(Locale.ROOT, "%,d", purged.get())));
+                for (String name : names) {
+                    Size z = size(pool, s + "." + name, "fence_deleted");
+                    line.append(String.format(Locale.ROOT, " | %,9d %,9d %8.2f MB %16s", z.rows, z.removable, z.total / 1e6, ""));
+                }
+                System.out.println(line);
+                if (purgeFailure.get() != null) {
+                    throw new IllegalStateException("the scheduled purge failed", purgeFailure.get());
+                }
+            }
+        } finally {
+            schedule.shutdownNow();
+            schedule.awaitTermination(1, TimeUnit.MINUTES);
+        }
+        System.out.printf(Locale.ROOT, "autovacuum runs on churn_purge_auto: %s; load %s%n",
+                one(pool, "SELECT autovacuum_count FROM pg_stat_user_tables WHERE schemaname = '" + s + "' AND relname = 'churn_purge_auto'"), load());
+    }
+
+    // --- helpers ---------------------------------------------------------------------------------------------
+
+    interface KeyOp {
+        void run(Connection c, long key) throws Exception;
+    }
+
+    interface ThreadOp {
+        void run(int thread) throws Exception;
+    }
+
+    /**
+     * Runs {@code op} for keys 1..n on {@code threads} threads, each on a connection of {@code pool} of its
+     * own, committing every {@code perTx} keys.
+     */
+    private static void inParallel(HikariDataSource pool, int threads, long n, int perTx, KeyOp op) throws Exception {
+        onThreads(threads, thread -> {
+            try (Connection c = pool.getConnection()) {
+                c.setAutoCommit(false);
+                int inTx = 0;
+                for (long k = 1 + thread; k <= n; k += threads) {
+                    op.run(c, k);
+                    if (++inTx == perTx) {
+                        c.commit();
+                        inTx = 0;
+                    }
+                }
+                c.commit();
+            }
+        });
+    }
+
+    /** Runs {@code op} on {@code threads} platform threads at once and fails with the first failure. */
+    private static void onThreads(int threads, ThreadOp op) throws Exception {
+        List<Thread> workers = new ArrayList<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            workers.add(Thread.ofPlatform().start(() -> {
+                try {
+                    op.run(thread);
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }));
+        }
+        for (Thread w : workers) {
+            w.join();
+        }
+        if (failure.get() != null) {
+            throw new IllegalStateException("a worker failed", failure.get());
+        }
+    }
+
+    record Size(long rows, long removable, long heap, long indexes, long total) {}
+
+    private static Size size(HikariDataSource pool, String table, String removable) throws Exception {
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT count(*), count(*) FILTER (WHERE " + removable + "), pg_relation_size('" + table + "'), "
+                        + "pg_indexes_size('" + table + "'), pg_total_relation_size('" + table + "') FROM " + table)) {
+            rs.next();
+            return new Size(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), rs.getLong(5));
+        }
+    }
+
+    private static void print(String label, Size z, long n) {
+        System.out.printf(Locale.ROOT, "  %-30s rows %,10d (removable %,10d)  heap %8.1f MB  indexes %8.1f MB  total %8.1f MB  (%5.0f B per key of N)%n",
+                label, z.rows, z.removable, z.heap / 1e6, z.indexes / 1e6, z.total / 1e6, (double) z.total / n);
+    }
+
+    private static long dbTick(HikariDataSource pool) throws Exception {
+        return Long.parseLong(one(pool, "SELECT floor((extract(epoch from clock_timestamp()) * 1000000 - " + ClockFloor.EPOCH_MILLIS * 1000
+                + ") / " + ClockFloor.MICROS_PER_FENCE + ")::bigint"));
+    }
+
+    private static String one(HikariDataSource pool, String sql) throws Exception {
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    private static void exec(HikariDataSource pool, String sql) throws Exception {
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+            st.execute(sql);
+        }
+    }
+
+    private static void requireApplied(WriteOutcome outcome, String what) {
+        if (!outcome.isApplied()) {
+            throw new IllegalStateException(what + ": " + outcome);
+        }
+    }
+
+    private static double secs(long t0) {
+        return (System.nanoTime() - t0) / 1e9;
+    }
+
+    /** The 1, 5 and 15 minute load averages. */
+    private static String load() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (Exception e) {
+            return "?";
+        }
+    }
+}
