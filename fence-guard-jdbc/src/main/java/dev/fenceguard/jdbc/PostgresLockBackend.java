@@ -143,13 +143,16 @@ final class PostgresLockBackend implements LockBackend, LockRowPurge {
         // that the clock is read once and the condition can use an index (clock_timestamp() alone is volatile).
         String old = strategy == FenceStrategy.DENSE ? "" : " AND l.fence < (SELECT floor((extract(epoch from clock_timestamp())"
                 + " * 1000000 - ?::bigint - " + ClockFloor.EPOCH_MILLIS * 1000 + ") / " + ClockFloor.MICROS_PER_FENCE + ")::bigint)";
+        // d deletes by key = any(array(..)): an index scan on the candidates whatever the table's statistics say (a
+        // join planned from stale statistics, after a mass release, can scan the table once per candidate).
         // One statement: c locks the candidates (SKIP LOCKED: a row an acquisition holds, or is taking, is left
         // for a later purge), d removes them with the condition again (read committed re-checks it against the
         // newest version of a row that changed since the statement began), u raises the floor (locked FOR UPDATE
         // by the batch's first statement) to the highest fence removed.
         this.purgeSql = BOUND + "WITH c AS (SELECT l.lock_key FROM " + table + " l WHERE l.lock_key > ? AND " + free + old
                 + " ORDER BY l.lock_key LIMIT ? FOR UPDATE SKIP LOCKED), "
-                + "d AS (DELETE FROM " + table + " l USING c WHERE l.lock_key = c.lock_key AND " + free + old + " RETURNING l.fence), "
+                + "d AS (DELETE FROM " + table + " l WHERE l.lock_key = any(array(SELECT lock_key FROM c)) AND " + free + old
+                + " RETURNING l.fence), "
                 + "u AS (UPDATE " + floors + " SET fence_floor = GREATEST(fence_floor, (SELECT max(fence) FROM d)) "
                 + "WHERE lock_table = ? AND EXISTS (SELECT 1 FROM d) RETURNING fence_floor) "
                 + "SELECT (SELECT count(*) FROM c), (SELECT max(lock_key) FROM c), (SELECT count(*) FROM d), (SELECT count(*) FROM u)";

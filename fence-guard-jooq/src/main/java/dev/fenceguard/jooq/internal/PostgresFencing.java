@@ -141,8 +141,12 @@ public final class PostgresFencing implements FencingDialect {
             Name k = DSL.name("fg_k");
             Query candidates = DSL.select(t.key().as(k)).from(t.table()).where(chosen).orderBy(t.key()).limit(DSL.inline(batchSize))
                     .forUpdate().skipLocked();
-            Query delete = DSL.deleteFrom(t.table()).where(t.key().in(DSL.select(DSL.field(k)).from(c))).and(purgeable)
-                    .returningResult(t.key());
+            // key = any(array(..)), not key in (..): the array is built once (an InitPlan) and the delete is an index
+            // scan on it. An IN is a join the planner costs from the table's statistics, which a mass delete leaves
+            // stale (every row still counted live): a nested loop over the whole table per candidate was seen, 45 s
+            // for one batch of 10,000 (docs/BENCHMARKS.md, "Storage over time").
+            Query delete = DSL.deleteFrom(t.table()).where(DSL.condition("{0} = any(array({1}))", t.key(),
+                    DSL.select(DSL.field(k)).from(c))).and(purgeable).returningResult(t.key());
             return DSL.resultQuery("with {0} as ({1}), {2} as ({3}) select (select count(*) from {0}), "
                     + "(select {4} from {0} order by {4} desc limit 1), (select count(*) from {2})", c, candidates, d, delete, DSL.field(k));
         });
