@@ -206,6 +206,16 @@ class MariaDbHorizonTest {
         }
 
         @Test
+        void warmUpOfATableWithAHorizonHasTheServerCheckItsStatementsAndWritesNothing() throws Exception {
+            f.tombstone(1L, 5);
+            f.items.on(db.ds).warmUp(body(""));
+            assertThat(f.rows()).as("nothing written, the tombstone untouched").containsExactly("1|5|true");
+            FencedTable missing = FencedTable.builder(db.db.name(), "no_such_items", "id", "fence_token").withKeyType(Long.class)
+                    .withTombstoneColumn("fence_deleted").withHorizon(HorizonFixture.H).build();
+            assertThatThrownBy(() -> missing.on(db.ds).warmUp(body(""))).isInstanceOf(dev.fenceguard.core.FenceGuardException.class);
+        }
+
+        @Test
         void aTableWithoutAHorizonStillCreatesKeysWithAnyFence() throws Exception {
             FencedTable plain = FencedTable.builder(db.db.name(), "items", "id", "fence_token").withKeyType(Long.class)
                     .withTombstoneColumn("fence_deleted").build();
