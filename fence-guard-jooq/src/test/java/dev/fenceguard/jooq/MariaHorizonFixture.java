@@ -16,7 +16,7 @@ import java.util.List;
  * purge index docs/mysql-mariadb.md recommends, fenced with a horizon, and the server clock's floor. Fences
  * are built from the server's clock, never the JVM's.
  */
-final class MariaHorizonFixture {
+final class MariaHorizonFixture implements HorizonStore {
 
     final MariaTestSupport db;
     final String table;
@@ -34,27 +34,73 @@ final class MariaHorizonFixture {
                 .withMetrics(purges.metrics).build();
     }
 
+    @Override
+    public FencedTable items() {
+        return items;
+    }
+
+    @Override
+    public HorizonFixture.Purges purges() {
+        return purges;
+    }
+
+    @Override
+    public javax.sql.DataSource ds() {
+        return db.ds;
+    }
+
+    @Override
+    public String table() {
+        return table;
+    }
+
+    @Override
+    public String schema() {
+        return db.db.name();
+    }
+
+    @Override
+    public org.jooq.SQLDialect dialect() {
+        return org.jooq.SQLDialect.MARIADB;
+    }
+
+    /** The fenced writes name MariaDB and MySQL both {@code mysql}. */
+    @Override
+    public String storeTag() {
+        return "mysql";
+    }
+
+    @Override
+    public String one(String sql) {
+        return db.one(sql);
+    }
+
     /** {@code tick(now - ago)} by the server's clock (UTC, exact microseconds), as ClockFloor computes it. */
-    long tickAgo(Duration ago) {
+    @Override
+    public long tickAgo(Duration ago) {
         return Long.parseLong(db.one("SELECT (TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6)) - "
                 + (ClockFloor.EPOCH_MILLIS * 1000 + ago.toNanos() / 1000) + ") DIV " + ClockFloor.MICROS_PER_FENCE));
     }
 
     /** The horizon of rule 1 now. */
-    long horizon() {
+    @Override
+    public long horizon() {
         return tickAgo(HorizonFixture.H);
     }
 
-    void tombstone(long id, long fence) throws SQLException {
+    @Override
+    public void tombstone(long id, long fence) throws SQLException {
         db.exec("INSERT INTO " + table + " (id, fence_token, fence_deleted) VALUES (" + id + ", " + fence + ", TRUE)");
     }
 
-    void live(long id, long fence) throws SQLException {
+    @Override
+    public void live(long id, long fence) throws SQLException {
         db.exec("INSERT INTO " + table + " (id, body, fence_token) VALUES (" + id + ", 'live', " + fence + ")");
     }
 
     /** {@code id|fence|deleted} rows in key order. */
-    List<String> rows() {
+    @Override
+    public List<String> rows() {
         return db.rows("SELECT CONCAT(id, '|', fence_token, '|', IF(fence_deleted, 'true', 'false')) FROM " + table + " ORDER BY id");
     }
 
