@@ -96,11 +96,6 @@ public final class FencedTable {
     }
 
     private FencedStatements on(FencingDialect dialect) {
-        if (horizon != null && !dialect.supportsHorizon()) {
-            throw new UnsupportedOperationException("the horizon of " + name() + " (FencedTable.Builder.withHorizon) is not yet on "
-                    + "MariaDB/MySQL: build the table without a horizon to write there (PostgreSQL only for now, "
-                    + "docs/fence-lifecycle.md)");
-        }
         return dialect == PostgresFencing.INSTANCE ? statements : mysql;
     }
 
@@ -189,8 +184,6 @@ public final class FencedTable {
      * dialect (PostgreSQL, MySQL or MariaDB).
      *
      * @throws IllegalArgumentException if {@code ctx} has another dialect
-     * @throws UnsupportedOperationException if the table has a horizon and {@code ctx} is MySQL or MariaDB
-     *     (not yet there)
      */
     public FencedWriter on(DSLContext ctx) {
         Objects.requireNonNull(ctx, "ctx");
@@ -206,8 +199,6 @@ public final class FencedTable {
      * round trip).
      *
      * @throws IllegalArgumentException if the connection is to another database than PostgreSQL, MySQL or MariaDB
-     * @throws UnsupportedOperationException if the table has a horizon and the connection is to MySQL or
-     *     MariaDB (not yet there)
      */
     public FencedWriter on(Connection connection) {
         Objects.requireNonNull(connection, "connection");
@@ -224,9 +215,8 @@ public final class FencedTable {
      * connection is taken).
      *
      * <p>That first call throws {@link IllegalArgumentException} if the data source is for another database
-     * than PostgreSQL, MySQL or MariaDB, {@link UnsupportedOperationException} if the table has a horizon
-     * and the data source is for MySQL or MariaDB (not yet there; thrown here when the data source's database
-     * is already known), and a {@link dev.fenceguard.core.FenceGuardException} if the connection cannot be had.
+     * than PostgreSQL, MySQL or MariaDB, and a {@link dev.fenceguard.core.FenceGuardException} if the
+     * connection cannot be had.
      *
      * @since 0.1
      */
@@ -392,8 +382,8 @@ public final class FencedTable {
          * ({@code docs/fence-lifecycle.md}). A write that would create the fence record of a key that has
          * none (an {@link FencedWriter#upsert} of an absent key, a {@link FencedWriter#claim} or
          * {@link FencedWriter#delete} of a key without a row) is applied only if its fence is above
-         * {@code tick(clock_timestamp() - horizon)}, the clock floor of the database's clock {@code horizon}
-         * ago, read after the write's last wait; otherwise it is {@link dev.fenceguard.core.WriteOutcome.Stale}
+         * {@code tick(now - horizon)}, the clock floor of the database's clock {@code horizon} ago, read after
+         * the write's last wait (PostgreSQL {@code clock_timestamp()}, MySQL and MariaDB {@code SYSDATE(6)}); otherwise it is {@link dev.fenceguard.core.WriteOutcome.Stale}
          * with reason {@code BELOW_HORIZON} and the horizon as its current fence. Writes that find a record
          * are judged by the write rule alone, as without a horizon. So a tombstone older than the horizon
          * (plus the clock margin) can be removed with no bound on how long a writer may pause.
@@ -402,8 +392,7 @@ public final class FencedTable {
          * horizon well above your longest lease hold (renewals included) plus the skew between the lock's
          * clock and the database's; days are cheap. Fences must come from a
          * {@link dev.fenceguard.core.FenceStrategy#CLOCK_FLOORED} lock: {@code DENSE} fences are all below
-         * any horizon, so every write that creates a key would be refused. PostgreSQL only for now: on MySQL
-         * and MariaDB {@link FencedTable#on} refuses a table with a horizon. A write that may create a record
+         * any horizon, so every write that creates a key would be refused. A write that may create a record
          * runs under a savepoint (on an auto-commit connection, in a transaction of its own), so that an
          * insert the re-check refuses is rolled back.
          *

@@ -376,23 +376,25 @@ public final class FencedWriter {
      * Safe with no bound on how long a writer pauses: a write that finds no record is refused at or below
      * the horizon, which is above every fence removed. Live rows are never touched.
      *
-     * <p>Runs in batches in key order, each one statement ({@code DELETE .. WHERE key IN (SELECT .. ORDER BY
-     * key LIMIT n FOR UPDATE SKIP LOCKED) AND <condition again> RETURNING key}), on a {@code DataSource}
-     * each in a transaction of its own; in the caller's transaction otherwise, whose commit is then the
+     * <p>Runs in batches in key order, each one statement on PostgreSQL ({@code DELETE .. WHERE key IN (SELECT
+     * .. ORDER BY key LIMIT n FOR UPDATE SKIP LOCKED) AND <condition again> RETURNING key}), two on MySQL and
+     * MariaDB (the {@code SELECT .. FOR UPDATE SKIP LOCKED}, then {@code DELETE .. WHERE key IN (..) AND
+     * <condition again>}; MariaDB 10.6+, MySQL 8.0+), on a {@code DataSource} each in a transaction of its own
+     * (MySQL and MariaDB: at read committed); in the caller's transaction otherwise, whose commit is then the
      * caller's. The condition is re-checked on each row's newest version under its row lock, so a
      * tombstone that a concurrent write revives or raises stays; rows a write holds are skipped (and left for
      * a later purge). Stops when a batch finds fewer than the batch size, or when the purge's time bound has
      * passed; then {@link PurgeResult#resumeAfter()} is the key to go on after. Removed rows are counted in
-     * {@code fenceguard.purge.removed} ({@code store=postgres}, {@code kind=tombstone}) of the table's
+     * {@code fenceguard.purge.removed} ({@code store=postgres}, or {@code mysql} on MySQL and MariaDB as the
+     * stale-write meter names them; {@code kind=tombstone}) of the table's
      * {@link FencedTable.Builder#withMetrics metrics}. Not observed as a write. The batch query wants an
      * index of the tombstone rows by key: {@code TombstoneIndex} (with {@code TombstoneIndexMigration}) in
-     * fence-guard-migrations adds one.
+     * fence-guard-migrations adds one (see {@code docs/mysql-mariadb.md} for MySQL and MariaDB).
      *
      * @return what it removed, and where it stopped
      * @throws NullPointerException if {@code purge} is null
      * @throws IllegalStateException if the table has no horizon or no tombstone column (before any SQL)
      * @throws IllegalArgumentException if the purge's start key cannot be converted to the key column's type
-     * @throws UnsupportedOperationException on MySQL and MariaDB (not yet there)
      * @throws FenceGuardException mapped from the database's error
      * @since 0.1
      */
@@ -451,7 +453,7 @@ public final class FencedWriter {
             };
             for (int attempt = 1; ; attempt++) {
                 if (op == Operation.UPSERT && t.horizon().isPresent()) {
-                    Optional<WriteOutcome> out = upsertUnderHorizon(session, first, binds, fence, resource);
+                    Optional<WriteOutcome> out = upsertUnderHorizon(session, columns, first, binds, fence, resource);
                     if (out.isPresent()) {
                         return out.get();
                     }
@@ -489,9 +491,9 @@ public final class FencedWriter {
      *
      * @return the outcome, or empty if the row changed in between (run again)
      */
-    private Optional<WriteOutcome> upsertUnderHorizon(Session session, StatementShape upsert, Object[] binds, FenceToken fence,
-            String resource) throws SQLException {
-        Optional<FencingDialect.Created> created = session.undoable(s -> t.dialect().runHorizonUpsert(s, upsert, binds),
+    private Optional<WriteOutcome> upsertUnderHorizon(Session session, List<Field<?>> columns, StatementShape upsert, Object[] binds,
+            FenceToken fence, String resource) throws SQLException {
+        Optional<FencingDialect.Created> created = session.undoable(s -> t.dialect().runHorizonUpsert(s, t, columns, upsert, binds, rendering),
                 c -> c.isPresent() && belowHorizon(c.get(), fence));
         if (created.isPresent()) {
             return Optional.of(belowHorizon(created.get(), fence)

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * tests of docs/fence-lifecycle.md. Fences are built from the database's clock (never the JVM's), so
  * "below the horizon" means what the statements mean by it.
  */
-final class HorizonFixture {
+final class HorizonFixture implements HorizonStore {
 
     static final Duration H = Duration.ofHours(1);
     /** Ticks (10 µs) per minute. */
@@ -41,8 +41,49 @@ final class HorizonFixture {
                 .withTombstoneColumn("fence_deleted").withHorizon(H).withClockMargin(clockMargin).withMetrics(purges.metrics).build();
     }
 
+    @Override
+    public FencedTable items() {
+        return items;
+    }
+
+    @Override
+    public Purges purges() {
+        return purges;
+    }
+
+    @Override
+    public javax.sql.DataSource ds() {
+        return pg.ds;
+    }
+
+    @Override
+    public String table() {
+        return table;
+    }
+
+    @Override
+    public String schema() {
+        return pg.schema.name();
+    }
+
+    @Override
+    public org.jooq.SQLDialect dialect() {
+        return org.jooq.SQLDialect.POSTGRES;
+    }
+
+    @Override
+    public String storeTag() {
+        return "postgres";
+    }
+
+    @Override
+    public String one(String sql) {
+        return pg.one(sql);
+    }
+
     /** {@code tick(clock_timestamp() - ago)} on the database. */
-    long tickAgo(Duration ago) throws SQLException {
+    @Override
+    public long tickAgo(Duration ago) throws SQLException {
         long micros = ago.toNanos() / 1000;
         try (Connection c = pg.ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "SELECT floor((extract(epoch from clock_timestamp()) * 1000000 - ?::numeric) / ?)::bigint")) {
@@ -56,20 +97,24 @@ final class HorizonFixture {
     }
 
     /** The horizon of rule 1 now. */
-    long horizon() throws SQLException {
+    @Override
+    public long horizon() throws SQLException {
         return tickAgo(H);
     }
 
-    void tombstone(long id, long fence) throws SQLException {
+    @Override
+    public void tombstone(long id, long fence) throws SQLException {
         pg.exec("INSERT INTO " + table + " (id, fence_token, fence_deleted) VALUES (" + id + ", " + fence + ", TRUE)");
     }
 
-    void live(long id, long fence) throws SQLException {
+    @Override
+    public void live(long id, long fence) throws SQLException {
         pg.exec("INSERT INTO " + table + " (id, body, fence_token) VALUES (" + id + ", 'live', " + fence + ")");
     }
 
     /** {@code id|fence|deleted} rows in key order. */
-    java.util.List<String> rows() {
+    @Override
+    public java.util.List<String> rows() {
         return pg.rows("SELECT id || '|' || fence_token || '|' || fence_deleted FROM " + table + " ORDER BY id");
     }
 

@@ -120,6 +120,31 @@ class MariaDbMigrationsTest {
     }
 
     @Test
+    void tombstoneIndexIsAddedInPlaceWithoutRebuildingTheTable() throws Exception {
+        db.execute("CREATE TABLE orders_idx (id BIGINT PRIMARY KEY, status VARCHAR(20) NOT NULL)");
+        db.execute("INSERT INTO orders_idx SELECT seq, 'new' FROM seq_1_to_2000");
+        FenceColumn column = FenceColumn.on(db.name(), "orders_idx").withTombstoneColumn("fence_deleted")
+                .withLockTimeout(Duration.ofMillis(1500));
+        String tableId = "SELECT TABLE_ID FROM information_schema.INNODB_SYS_TABLES WHERE NAME = '" + db.name() + "/orders_idx'";
+        Flyway.configure().dataSource(ds).schemas(db.name()).table("history_idx").baselineOnMigrate(true).baselineVersion("0")
+                .javaMigrations(new FenceColumnMigration("1", column)).locations("classpath:nothing-here").load().migrate();
+        List<String> before = db.query(tableId);
+        TombstoneIndex index = TombstoneIndex.on(column, "id");
+        Flyway flyway = Flyway.configure().dataSource(ds).schemas(db.name()).table("history_idx").baselineOnMigrate(true)
+                .baselineVersion("0").javaMigrations(new FenceColumnMigration("1", column), new TombstoneIndexMigration("2", index))
+                .locations("classpath:nothing-here").load();
+        assertThat(flyway.migrate().migrationsExecuted).isEqualTo(1);
+        assertThat(db.query("SELECT GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = '"
+                + db.name() + "' AND TABLE_NAME = 'orders_idx' AND INDEX_NAME = 'orders_idx_fence_tombstones'"))
+                .containsExactly("fence_deleted,id,fence_token");
+        assertThat(db.query(tableId)).as("InnoDB built the index in place: the table was not rebuilt").isEqualTo(before).hasSize(1);
+        assertThat(db.query("SELECT count(*) FROM orders_idx")).containsExactly("2000");
+        assertThat(index.mysqlStatements()).containsExactly("SET SESSION lock_wait_timeout = 2", "ALTER TABLE `" + db.name()
+                + "`.`orders_idx` ADD INDEX `orders_idx_fence_tombstones` (`fence_deleted`, `id`, `fence_token`), ALGORITHM=INPLACE, LOCK=NONE");
+        assertThat(index.mysqlScript()).contains(index.mysqlStatements().get(1) + ";\n");
+    }
+
+    @Test
     void generatorWritesMySqlDdlThatFlywayApplies(@TempDir Path dir) throws Exception {
         db.execute("CREATE TABLE orders_cli (id BIGINT PRIMARY KEY, status VARCHAR(20) NOT NULL)");
         db.execute("INSERT INTO orders_cli VALUES (1, 'new')");

@@ -134,32 +134,15 @@ public interface FencingDialect {
     }
 
     /**
-     * Whether tables with a horizon can be written here; the dialects that cannot refuse them before any
-     * statement.
-     */
-    default boolean supportsHorizon() {
-        return false;
-    }
-
-    /**
-     * What the horizon methods throw on a dialect without horizon support. Unreachable while
-     * {@link #supportsHorizon()} is false, since tables with a horizon are refused before any statement;
-     * the message says which dialect and what was asked, should a new path ever get here.
-     */
-    private UnsupportedOperationException noHorizon(String what) {
-        return new UnsupportedOperationException(what + " is not supported on " + resourceType()
-                + ": tables with a purge horizon are not yet available on MariaDB or MySQL (only on PostgreSQL)");
-    }
-
-    /**
-     * Runs the upsert shape of a table with a horizon, whose insert arm admits a fence above the horizon or
-     * a key that has a record, and which reports what it wrote.
+     * Runs the upsert shape of a table with a horizon ({@link #upsertQuery} of {@code columns}), whose insert
+     * arm admits only a fence above the horizon, while a key that has a record is judged by the write rule
+     * alone; reports what it wrote. Runs under {@link Session#undoable}: the caller rolls back a row it
+     * inserted at or below {@link Created#horizonAfter}.
      *
      * @return empty if it wrote nothing; else whether it inserted the row and the horizon read after any wait
      */
-    default Optional<Created> runHorizonUpsert(Session session, StatementShape upsert, Object[] binds) throws SQLException {
-        throw noHorizon("the upsert of a table with a horizon");
-    }
+    Optional<Created> runHorizonUpsert(Session session, FencedStatements t, List<Field<?>> columns, StatementShape upsert,
+            Object[] binds, FencedStatements.Rendering r) throws SQLException;
 
     /**
      * What a write that may create a record wrote.
@@ -173,10 +156,8 @@ public interface FencingDialect {
      * The row of the key (or null) and the horizon now, in one statement: what a write of a table with a
      * horizon reads when its statement wrote nothing.
      */
-    default HorizonRead readWithHorizon(Session session, FencedStatements t, Object[] binds, FencedStatements.Rendering r)
-            throws SQLException {
-        throw noHorizon("the read of a table with a horizon");
-    }
+    HorizonRead readWithHorizon(Session session, FencedStatements t, Object[] binds, FencedStatements.Rendering r)
+            throws SQLException;
 
     /**
      * What {@link #readWithHorizon} read.
@@ -190,10 +171,8 @@ public interface FencingDialect {
      * One batch of a purge: removes tombstones below the purge horizon with a key after {@code cursor}
      * (null: from the first key), at most {@code batchSize}, skipping rows locked by writes.
      */
-    default PurgeBatch purgeBatch(Session session, FencedStatements t, Object cursor, int batchSize, FencedStatements.Rendering r)
-            throws SQLException {
-        throw noHorizon("the purge of tombstones");
-    }
+    PurgeBatch purgeBatch(Session session, FencedStatements t, Object cursor, int batchSize, FencedStatements.Rendering r)
+            throws SQLException;
 
     /**
      * What one purge batch did.

@@ -7,6 +7,7 @@ import static dev.fenceguard.jooq.internal.FencedStatements.slot;
 
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FencePolicy;
+import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.jdbc.internal.MySqlErrors;
 import dev.fenceguard.jdbc.internal.SqlCauses;
 import java.sql.SQLException;
@@ -158,7 +159,178 @@ public final class MySqlFencing implements FencingDialect {
         @SuppressWarnings("unchecked")
         Field<Object> admitted = (Field<Object>) assignedFence(t); // :f, reporting :mark
         guarded.put(t.fence(), DSL.when(admits, admitted).otherwise(keep)); // last: the guards above read the stored fence
-        return DSL.insertInto(t.table()).set(insert).onDuplicateKeyUpdate().set(guarded);
+        if (t.horizon().isEmpty()) {
+            return DSL.insertInto(t.table()).set(insert).onDuplicateKeyUpdate().set(guarded);
+        }
+        // Rule 1 on the insert arm. LAST_INSERT_ID(0) adds nothing; it clears what an earlier statement of the session
+        // left there, so that after this one the session's LAST_INSERT_ID() is the mark, a refusal, or 0 (or a
+        // generated id) for an insert or for no row at all (runHorizonUpsert).
+        List<Field<?>> columns = new ArrayList<>(insert.keySet());
+        List<Field<?>> values = new ArrayList<>();
+        insert.values().forEach(v -> values.add((Field<?>) v));
+        Condition gate = DSL.condition("{0} > {1} + last_insert_id(0)", f, horizonNow(t.horizon().get().ageMicros()));
+        return DSL.insertInto(t.table()).columns(columns).select(DSL.select(values).where(gate)).onDuplicateKeyUpdate().set(guarded);
+    }
+
+    /** {@code TIMESTAMPDIFF(MICROSECOND, epoch, UTC_TIMESTAMP(6))}: Unix microseconds at the statement's start, exact. */
+    private static final String STATEMENT_MICROS = "timestampdiff(microsecond, timestamp '1970-01-01 00:00:00', utc_timestamp(6))";
+
+    /**
+     * Unix microseconds by the server's clock when the expression runs, after any wait of the statement: the
+     * statement's start in UTC plus the time since, {@code TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6))}.
+     * MySQL has no UTC {@code SYSDATE()}; the difference of two readings in the session's zone is the time
+     * elapsed, so no session zone is set or assumed (as the MySQL lock backend reads its clock). One
+     * {@code SYSDATE(6)} reading per evaluation; {@code NOW(6)} and {@code UTC_TIMESTAMP(6)} are the statement's start.
+     */
+    private static final String WALL_MICROS = "(" + STATEMENT_MICROS + " + timestampdiff(microsecond, now(6), sysdate(6)))";
+
+    /**
+     * {@code tick(clock - micros)} as {@link ClockFloor#floorAtMicros} computes it (10 µs ticks since 2025-01-01,
+     * never below 0; {@code DIV} of a non-negative integer is the floor), from {@code clock}, an integer of
+     * Unix microseconds.
+     */
+    private static Field<Long> tickAgo(String clock, long micros) {
+        return DSL.field("greatest(0, " + clock + " - " + (ClockFloor.EPOCH_MILLIS * 1000 + micros) + ") div "
+                + ClockFloor.MICROS_PER_FENCE, SQLDataType.BIGINT);
+    }
+
+    /** Rule 1's horizon, {@code tick(now - micros)}, with now read when it is evaluated ({@link #WALL_MICROS}). */
+    static Field<Long> horizonNow(long micros) {
+        return tickAgo(WALL_MICROS, micros);
+    }
+
+    /**
+     * A purge's horizon, {@code tick(start - micros)}, with {@code start} the statement's start: constant in
+     * the statement, so InnoDB can use it as an index range, and read no later than the rows are deleted, so
+     * a tombstone is judged old a moment late, never early.
+     */
+    static Field<Long> purgeHorizon(long micros) {
+        return tickAgo(STATEMENT_MICROS, micros);
+    }
+
+    /**
+     * The upsert of a table with a horizon ({@link #upsertQuery}): its insert arm gated by rule 1, its update arm
+     * guarded by the write rule as without a horizon. What it did is told by the insert id (or the session's
+     * {@code LAST_INSERT_ID()}, which the gate clears first): the mark (an admitted update), a refusal, or
+     * neither, an insert when it counted a row, else no row at all. An insert is followed by a second reading
+     * of the horizon ({@code SELECT}, after the insert and any wait on the key, which the gate's reading in the
+     * {@code INSERT} preceded); the caller rolls it back if the fence is at or below it. When the gate refused
+     * the insert, the key may still have a record, which the write rule alone judges: a fenced {@code UPDATE}
+     * of it (the upsert's assignments, the tombstone cleared) applies the write there.
+     */
+    @Override
+    public Optional<Created> runHorizonUpsert(Session session, FencedStatements t, List<Field<?>> columns, StatementShape upsert,
+            Object[] binds, FencedStatements.Rendering r) throws SQLException {
+        long mark = MARKS.incrementAndGet();
+        binds[MARK] = mark;
+        long[] result = session.executeWithInsertId(upsert, binds);
+        long reported = result[1];
+        if (reported < 0 || (result[0] == 0 && reported == 0)) {
+            // Run through jOOQ (no insert id), or a count of 0, for which MySQL Connector/J hands out none: the session has it.
+            reported = lastInsertId(session, binds);
+        }
+        if (reported >= STALE_MARK) {
+            return Optional.empty(); // a record refused the fence; the read that follows tells its fence
+        }
+        if (reported == mark) {
+            return Optional.of(new Created(false, -1)); // the record admitted it (changed, or already these values)
+        }
+        if (result[0] > 0) {
+            return Optional.of(new Created(true, horizon(session, t, r)));
+        }
+        // The gate refused the insert: a fence at or below the horizon. A record the write rule admits takes it.
+        if (session.execute(reviveUpdate(t, columns, r), binds) == 1 || lastInsertId(session, binds) == mark) {
+            return Optional.of(new Created(false, -1));
+        }
+        return Optional.empty();
+    }
+
+    /** {@code SELECT LAST_INSERT_ID()}. */
+    private static long lastInsertId(Session session, Object[] binds) throws SQLException {
+        return ((Number) session.fetch(LAST_INSERT_ID, binds).getFirst()[0]).longValue();
+    }
+
+    /** {@code SELECT <horizon>}: rule 1's horizon now, read after the statements before it. */
+    private static long horizon(Session session, FencedStatements t, FencedStatements.Rendering r) throws SQLException {
+        StatementShape read = t.custom("horizon_now", List.of(), 0, r,
+                () -> DSL.select(horizonNow(t.horizon().orElseThrow().ageMicros())));
+        return ((Number) session.fetch(read, new Object[FencedStatements.FIRST_VALUE]).getFirst()[0]).longValue();
+    }
+
+    /**
+     * {@code UPDATE t SET <columns>[, tombstone = false], fence = IF(LAST_INSERT_ID(:mark) = 0, NULL, :f)
+     * WHERE key = :k AND <rule>}: an upsert of a key that has a record (live or a tombstone), by the write rule alone.
+     */
+    private static StatementShape reviveUpdate(FencedStatements t, List<Field<?>> columns, FencedStatements.Rendering r) {
+        return t.custom("horizon_revive", columns, 0, r, () -> {
+            Map<Field<?>, Object> set = t.assign(columns, FencedStatements.FIRST_VALUE, false);
+            t.tombstone().ifPresent(d -> set.put(d, DSL.inline(false, d)));
+            set.put(t.fence(), INSTANCE.assignedFence(t));
+            return DSL.update(t.table()).set(set).where(t.key().eq(slot(KEY, t.key()))).and(t.admits(slot(FENCE, t.fence())));
+        });
+    }
+
+    /** {@code SELECT <horizon>, key, fence[, tombstone] FROM (SELECT 1) LEFT JOIN t ON key = :k}: one statement, one clock reading. */
+    @Override
+    public HorizonRead readWithHorizon(Session session, FencedStatements t, Object[] binds, FencedStatements.Rendering r)
+            throws SQLException {
+        StatementShape read = t.custom("read_with_horizon", List.of(), 0, r, () -> {
+            List<Field<?>> fields = new ArrayList<>(List.of(horizonNow(t.horizon().orElseThrow().ageMicros()), t.key(), t.fence()));
+            t.tombstone().ifPresent(fields::add);
+            return DSL.select(fields).from(DSL.selectOne().asTable("fg_one")).leftJoin(t.table()).on(t.key().eq(slot(KEY, t.key())));
+        });
+        Object[] row = session.fetch(read, binds).getFirst();
+        return new HorizonRead(t.row(row, 1), ((Number) row[0]).longValue());
+    }
+
+    /** The most keys one purge {@code DELETE .. IN (..)} names (padded to a power of two): a batch may hold up to 100,000. */
+    static final int KEYS_PER_DELETE = 1024;
+
+    /**
+     * One batch, in one transaction (on an auto-commit connection, of its own at read committed: under
+     * repeatable read the locking scan would also lock the gaps it passes, holding up inserts of new keys there):
+     * <pre>
+     * SELECT key FROM t WHERE tombstone AND fence &lt; &lt;purge horizon&gt; [AND key &gt; :cursor] ORDER BY key LIMIT n
+     *   FOR UPDATE SKIP LOCKED
+     * DELETE FROM t WHERE key IN (..) AND tombstone AND fence &lt; &lt;purge horizon&gt;     -- per 1024 keys
+     * </pre>
+     * InnoDB's locking reads judge each row's newest version: a tombstone a write holds is skipped (left for a
+     * later purge); one it revived or raised and committed before the {@code SELECT} no longer matches; the
+     * {@code DELETE} checks the condition again on the rows the {@code SELECT} locked, which no write can change
+     * in between. The purge horizon is the statement's start ({@link #purgeHorizon}). MariaDB 10.6+, MySQL 8.0+
+     * ({@code SKIP LOCKED}).
+     */
+    @Override
+    public PurgeBatch purgeBatch(Session session, FencedStatements t, Object cursor, int batchSize, FencedStatements.Rendering r)
+            throws SQLException {
+        boolean after = cursor != null;
+        long micros = t.horizon().orElseThrow().purgeMicros();
+        Field<Boolean> tombstone = t.tombstone().orElseThrow();
+        Condition purgeable = tombstone.isTrue().and(DSL.condition("{0} < {1}", t.fence(), purgeHorizon(micros)));
+        StatementShape select = t.custom(after ? "purge_select_after" : "purge_select_first", List.of(), batchSize, r, () -> DSL
+                .select(t.key()).from(t.table()).where(after ? purgeable.and(t.key().gt(slot(KEY, t.key()))) : purgeable)
+                .orderBy(t.key()).limit(DSL.inline(batchSize)).forUpdate().skipLocked());
+        Object[] binds = new Object[FencedStatements.FIRST_VALUE];
+        binds[KEY] = cursor;
+        return session.inTransaction(java.sql.Connection.TRANSACTION_READ_COMMITTED, s -> {
+            List<Object> keys = new ArrayList<>();
+            for (Object[] row : s.fetch(select, binds)) {
+                keys.add(t.readKey(row[0]));
+            }
+            int removed = 0;
+            for (int from = 0; from < keys.size(); from += KEYS_PER_DELETE) {
+                List<Object> chunk = keys.subList(from, Math.min(keys.size(), from + KEYS_PER_DELETE));
+                int padded = FencedStatements.padded(chunk.size());
+                StatementShape delete = t.custom("purge_delete", List.of(), padded, r, () -> DSL.deleteFrom(t.table())
+                        .where(t.key().in(t.keySlots(FencedStatements.FIRST_VALUE, padded))).and(purgeable));
+                Object[] named = new Object[FencedStatements.FIRST_VALUE + padded];
+                for (int i = 0; i < padded; i++) {
+                    named[FencedStatements.FIRST_VALUE + i] = chunk.get(Math.min(i, chunk.size() - 1)); // padding repeats the last key
+                }
+                removed += s.execute(delete, named);
+            }
+            return new PurgeBatch(keys.size(), keys.isEmpty() ? null : keys.getLast(), removed);
+        });
     }
 
     @SuppressWarnings("unchecked")
@@ -251,7 +423,9 @@ public final class MySqlFencing implements FencingDialect {
             FencedStatements.Rendering r) throws SQLException {
         try {
             if (session.execute(insertTombstone(t, placeholders, r), binds) == 1) {
-                return new TombstoneWrite(true, true, false, null);
+                // Under a horizon the gate read the clock before the insert's wait on the key: read it again after.
+                return t.horizon().isEmpty() ? new TombstoneWrite(true, true, false, null)
+                        : new TombstoneWrite(true, true, false, null, true, horizon(session, t, r));
             }
         } catch (SQLException e) {
             if (SqlCauses.of(e).map(SQLException::getErrorCode).orElse(0) != DUPLICATE_KEY) {
@@ -265,10 +439,15 @@ public final class MySqlFencing implements FencingDialect {
                 return new TombstoneWrite(false, false, false, t.row(rows.getFirst(), 0));
             }
         }
-        return new TombstoneWrite(false, false, false, null); // the key appeared meanwhile: try again
+        // The key appeared meanwhile (try again); or, under a horizon, the gate refused the fence (the read tells).
+        return new TombstoneWrite(false, false, false, null);
     }
 
-    /** {@code INSERT INTO t (key, fence, tombstone[, placeholders]) VALUES (:k, :f, true[, ..])}. */
+    /**
+     * {@code INSERT INTO t (key, fence, tombstone[, placeholders]) VALUES (:k, :f, true[, ..])}; under a horizon
+     * {@code INSERT .. SELECT :k, :f, true[, ..] FROM DUAL WHERE :f > <horizon>} (rule 1: it inserts nothing at
+     * or below the horizon).
+     */
     private static StatementShape insertTombstone(FencedStatements t, List<Field<?>> placeholders, FencedStatements.Rendering r) {
         return t.custom("insert_tombstone", placeholders, 0, r, () -> {
             Field<Boolean> tombstone = t.tombstone().orElseThrow();
@@ -278,7 +457,11 @@ public final class MySqlFencing implements FencingDialect {
                 columns.add(column);
                 values.add((Field<?>) value);
             });
-            return DSL.insertInto(t.table()).columns(columns).values(values);
+            if (t.horizon().isEmpty()) {
+                return DSL.insertInto(t.table()).columns(columns).values(values);
+            }
+            Condition gate = DSL.condition("{0} > {1}", slot(FENCE, t.fence()), horizonNow(t.horizon().get().ageMicros()));
+            return DSL.insertInto(t.table()).columns(columns).select(DSL.select(values).where(gate));
         });
     }
 
@@ -291,7 +474,8 @@ public final class MySqlFencing implements FencingDialect {
 
     /**
      * The read after a miss and, with a tombstone column, the tombstone insert (no placeholder columns) and the
-     * claim's raise of a tombstone; the per-key {@code UPDATE} of {@code updateAll} is the update's own.
+     * claim's raise of a tombstone; with a horizon, the upsert's update of a record it found; the per-key
+     * {@code UPDATE} of {@code updateAll} is the update's own.
      */
     @Override
     public List<StatementShape> warmUpShapes(FencedStatements t, List<Field<?>> columns, FencedStatements.Rendering r) {
@@ -299,6 +483,9 @@ public final class MySqlFencing implements FencingDialect {
         if (t.tombstone().isPresent()) {
             shapes.add(insertTombstone(t, List.of(), r));
             shapes.add(raiseTombstone(t, r));
+        }
+        if (t.horizon().isPresent()) {
+            shapes.add(reviveUpdate(t, columns, r));
         }
         return shapes;
     }

@@ -87,12 +87,8 @@ public final class PostgresFencing implements FencingDialect {
     }
 
     @Override
-    public boolean supportsHorizon() {
-        return true;
-    }
-
-    @Override
-    public Optional<Created> runHorizonUpsert(Session session, StatementShape upsert, Object[] binds) throws SQLException {
+    public Optional<Created> runHorizonUpsert(Session session, FencedStatements t, List<Field<?>> columns, StatementShape upsert,
+            Object[] binds, FencedStatements.Rendering r) throws SQLException {
         List<Object[]> rows = session.fetch(upsert, binds);
         if (rows.isEmpty()) {
             return Optional.empty();

@@ -193,6 +193,32 @@ public final class Session {
         }
     }
 
+    /**
+     * Runs {@code work} in one transaction: on a connection in auto-commit mode, a transaction of its own at
+     * {@code isolation}, committed here (rolled back if {@code work} throws), the connection's isolation and
+     * auto-commit restored afterwards; inside the caller's transaction, as it is (its isolation cannot change
+     * there, and its commit is the caller's).
+     */
+    public <T> T inTransaction(int isolation, Undoable<T> work) throws SQLException {
+        if (!connection.getAutoCommit()) {
+            return work.apply(this);
+        }
+        int was = connection.getTransactionIsolation();
+        connection.setTransactionIsolation(isolation);
+        connection.setAutoCommit(false);
+        try {
+            T result = work.apply(this);
+            connection.commit();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            connection.rollback();
+            throw e;
+        } finally {
+            connection.setAutoCommit(true);
+            connection.setTransactionIsolation(was);
+        }
+    }
+
     private DSLContext jooq() {
         if (jooq == null) {
             jooq = jooqOnConnection.get();
