@@ -30,11 +30,8 @@ public final class MySqlErrors {
 
     /** The code for {@code e}, by the first vendor code or SQLSTATE in its cause chain. */
     public static ErrorCode code(SQLException e) {
-        if (e instanceof SQLTimeoutException) {
-            return ErrorCode.TIMEOUT;
-        }
-        if (e instanceof SQLTransientConnectionException) {
-            return ErrorCode.UNAVAILABLE;
+        if (e instanceof SQLTimeoutException || e instanceof SQLTransientConnectionException) {
+            return SqlCauses.standard(e, "");
         }
         SQLException source = SqlCauses.of(e).orElse(e);
         String state = source.getSQLState() == null ? "" : source.getSQLState();
@@ -44,21 +41,9 @@ public final class MySqlErrors {
             case 1213, 1040, 1053, 2002, 2003, 2006, 2013 -> ErrorCode.UNAVAILABLE; // deadlock, too many connections, shutdown, gone
             case 1044, 1045, 1142, 1143, 1227 -> ErrorCode.AUTH;
             case 1146, 1049 -> ErrorCode.INVALID_ARGUMENT;                        // no such table or database
-            default -> {
-                if (state.startsWith("08") || state.equals("40001")) {
-                    yield ErrorCode.UNAVAILABLE;
-                }
-                if (state.equals("70100")) {
-                    yield ErrorCode.TIMEOUT;
-                }
-                if (state.startsWith("28")) {
-                    yield ErrorCode.AUTH;
-                }
-                if (state.startsWith("22") || state.startsWith("42")) {
-                    yield ErrorCode.INVALID_ARGUMENT;
-                }
-                yield ErrorCode.INTERNAL;
-            }
+            // serialization failure, query cancelled; else by the standard classes (08, 28, 22/42)
+            default -> state.equals("40001") ? ErrorCode.UNAVAILABLE : state.equals("70100") ? ErrorCode.TIMEOUT
+                    : SqlCauses.standard(e, state);
         };
     }
 

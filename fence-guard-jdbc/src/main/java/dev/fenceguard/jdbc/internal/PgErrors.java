@@ -29,29 +29,16 @@ public final class PgErrors {
 
     /** The code for {@code e}, by the first SQLSTATE in its cause chain. */
     public static ErrorCode code(SQLException e) {
-        if (e instanceof SQLTimeoutException) {
-            return ErrorCode.TIMEOUT;
-        }
-        if (e instanceof SQLTransientConnectionException) {
-            return ErrorCode.UNAVAILABLE;
+        if (e instanceof SQLTimeoutException || e instanceof SQLTransientConnectionException) {
+            return SqlCauses.standard(e, "");
         }
         String state = SqlCauses.of(e).map(SQLException::getSQLState).orElse("");
         return switch (state) {
             case "57014", "55P03" -> ErrorCode.TIMEOUT;                 // query_canceled (statement_timeout), lock_not_available
             case "42501" -> ErrorCode.AUTH;                            // insufficient_privilege
             case "40001", "40P01", "57P01", "57P02", "57P03" -> ErrorCode.UNAVAILABLE; // serialization, deadlock, shutdown
-            default -> {
-                if (state.startsWith("08") || state.startsWith("53")) {   // connection exception, insufficient resources
-                    yield ErrorCode.UNAVAILABLE;
-                }
-                if (state.startsWith("28")) {                             // invalid authorization
-                    yield ErrorCode.AUTH;
-                }
-                if (state.startsWith("22") || state.startsWith("42")) {   // data exception, syntax/undefined object
-                    yield ErrorCode.INVALID_ARGUMENT;
-                }
-                yield ErrorCode.INTERNAL;
-            }
+            // insufficient resources; else by the standard classes (08 connection, 28 authorization, 22/42 argument)
+            default -> state.startsWith("53") ? ErrorCode.UNAVAILABLE : SqlCauses.standard(e, state);
         };
     }
 

@@ -4,6 +4,8 @@ import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.internal.Redacted;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
+import java.sql.SQLTransientConnectionException;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -63,6 +65,28 @@ public final class SqlCauses {
             String hint = " (does " + tables + " exist? create them with FenceGuardMigrations or your own Flyway)";
             return (e, key, operation) -> SqlCauses.map(e, key, operation, (sql, k, op) -> map(sql, k, op, hint));
         }
+    }
+
+    /**
+     * The code the JDBC exception type or the SQLSTATE's standard class gives, the same on every database:
+     * timeouts and transient connections by type; connection exceptions ({@code 08}), authorization ({@code 28}),
+     * data exceptions and syntax or undefined objects ({@code 22}, {@code 42}) by class; else {@code INTERNAL}.
+     * Each database maps its own codes first.
+     */
+    static ErrorCode standard(SQLException e, String state) {
+        if (e instanceof SQLTimeoutException) {
+            return ErrorCode.TIMEOUT;
+        }
+        if (e instanceof SQLTransientConnectionException || state.startsWith("08")) {
+            return ErrorCode.UNAVAILABLE;
+        }
+        if (state.startsWith("28")) {
+            return ErrorCode.AUTH;
+        }
+        if (state.startsWith("22") || state.startsWith("42")) {
+            return ErrorCode.INVALID_ARGUMENT;
+        }
+        return ErrorCode.INTERNAL;
     }
 
     /** A database's mapping of its own error during {@code operation} on {@code key}. */
