@@ -63,12 +63,15 @@ public final class AsyncFencedRedis {
     /** The data key of the warm-up's set: it has no brace, so it is in none of fence-guard's key spaces. */
     private static final String WARM_UP_KEY = "warm-up";
     private static final String HORIZON_LIBRARY = resource("horizon.lua");
+    /** The fence reading and judging that every fenced script shares: Redis scripts cannot require one another. */
+    private static final String FENCE_RECORD_LIBRARY = resource("fence_record.lua");
     private static final Scripts WITHOUT_HORIZON = Scripts.of(Optional.empty());
 
     /**
      * The built-in scripts, in their variant without a horizon (today's scripts, to the command) or with one
      * ({@code horizon.lua} put before each, its numbers filled in): a script per {@link FenceGuardRedis}, as
-     * its horizon is written into the text.
+     * its horizon is written into the text. {@code fence_record.lua} goes before every fenced script and the
+     * prelude in both variants (after {@code horizon.lua}, whose functions it calls); the warm-up needs neither.
      *
      * @param warmUpSet called as {@link #set} is, it reads the fence key as SET does and answers "applied",
      *     writing nothing
@@ -89,7 +92,7 @@ public final class AsyncFencedRedis {
                     "EPOCH_MS", Long.toString(ClockFloor.EPOCH_MILLIS),
                     "PER_MS", Long.toString(ClockFloor.PER_MILLISECOND),
                     "US_PER_FENCE", Long.toString(ClockFloor.MICROS_PER_FENCE))).orElse(Map.of("HORIZON", "false"));
-            String library = horizon.isPresent() ? HORIZON_LIBRARY : "";
+            String library = (horizon.isPresent() ? HORIZON_LIBRARY : "") + FENCE_RECORD_LIBRARY;
             return new Scripts(script("fenced_set", library, values), script("fenced_hset", library, values),
                     script("fenced_del", library, values), script("fenced_claim", library, values),
                     script("fenced_set_warm_up", "", values), fill(library + resource("fenced_eval_prelude.lua"), values),

@@ -48,8 +48,7 @@ class RedisHorizonProperties {
 
     @BeforeContainer
     static void open() {
-        redis = FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(P + "lock:").withFenceKeyPrefix(P + "fence:")
-                .withFlightKeyPrefix(P + "sf:").withHorizon(H).withClockMargin(M).build();
+        redis = RedisSupport.under(P).withHorizon(H).withClockMargin(M).build();
         writes = redis.fencedWrites();
         adminConnection = RedisSupport.shared().connect();
         admin = adminConnection.sync();

@@ -52,11 +52,9 @@ class RedisHorizonTest {
 
     @BeforeAll
     static void open() {
-        redis = FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(P + "lock:").withFenceKeyPrefix(P + "fence:")
-                .withFlightKeyPrefix(P + "sf:").withHorizon(H).withClockMargin(M).build();
+        redis = RedisSupport.under(P).withHorizon(H).withClockMargin(M).build();
         writes = redis.fencedWrites();
-        withoutHorizon = FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(P + "lock:").withFenceKeyPrefix(P + "fence:")
-                .withFlightKeyPrefix(P + "sf:").build();
+        withoutHorizon = RedisSupport.under(P).build();
         plain = withoutHorizon.fencedWrites();
         adminConnection = RedisSupport.shared().connect();
         admin = adminConnection.sync();
@@ -255,9 +253,8 @@ class RedisHorizonTest {
     void anExpiredTombstoneStillRefusesItsFenceAndEveryFenceBelow() throws Exception {
         // H = 1 s, M = 0: a tombstone whose fence is 500 ms above the horizon expires about 500 ms later
         // (time enough for the delete to pass rule 1 on a loaded machine).
-        try (FenceGuardRedis shortLived = FenceGuardRedis.builder(RedisSupport.shared()).withKeyPrefix(P + "lock:")
-                .withFenceKeyPrefix(P + "fence:").withFlightKeyPrefix(P + "sf:").withHorizon(Duration.ofSeconds(1))
-                .withClockMargin(Duration.ZERO).build()) {
+        try (FenceGuardRedis shortLived = RedisSupport.under(P).withHorizon(Duration.ofSeconds(1)).withClockMargin(Duration.ZERO)
+                .build()) {
             FencedRedis w = shortLived.fencedWrites();
             String k = key("expired");
             long fence = tickNow() - 1_000 * ClockFloor.PER_MILLISECOND + 500 * ClockFloor.PER_MILLISECOND;

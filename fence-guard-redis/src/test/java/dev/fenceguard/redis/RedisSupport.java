@@ -58,6 +58,15 @@ final class RedisSupport {
         return sentinelClient;
     }
 
+    /**
+     * A builder on the shared server whose lock, fence and flight keys all start with {@code prefix}
+     * ({@code lock:}, {@code fence:}, {@code sf:} after it), so that {@link #deleteKeys(String)} of the prefix removes them all.
+     */
+    static FenceGuardRedis.Builder under(String prefix) {
+        return FenceGuardRedis.builder(shared()).withKeyPrefix(prefix + "lock:").withFenceKeyPrefix(prefix + "fence:")
+                .withFlightKeyPrefix(prefix + "sf:");
+    }
+
     /** Deletes every key of the shared server that starts with {@code prefix}. */
     static void deleteKeys(String prefix) {
         try (StatefulRedisConnection<String, String> c = shared().connect()) {

@@ -255,7 +255,9 @@ public abstract class FencePurgeProperties {
      * (Redis gives a tombstone an expiry at {@code horizon + clockMargin} past its fence's tick). Default
      * false. When true, a tombstone below the purge horizon may be gone at any step, planted or left by a
      * delete or a claim: the template accepts it gone and reads such records before each step instead of
-     * expecting them, and {@code purge} may do nothing. Everything else is checked as for any store.
+     * expecting them (an action on one that is gone by the time it runs may be judged as on a key with no
+     * record), and {@code purge} need only let the store's expiry catch up with the purge horizon.
+     * Everything else is checked as for any store.
      */
     protected boolean removesOnItsOwn() {
         return false;
@@ -376,7 +378,16 @@ public abstract class FencePurgeProperties {
             } else if (!s.purge()) {
                 Action a = s.action();
                 WriteOutcome got = perform(prefix, a, ladder, () -> {});
+                // A store that removes on its own may drop a purgeable tombstone after the read before this step and
+                // before the action ran (Redis, whose expiry trails the purge horizon by a millisecond or two): either explains.
                 Judged j = judge(a, ladder, model.get(a.key()));
+                for (FenceRecord start : expiring(model.get(a.key()), ladder)) {
+                    Judged k = judge(a, ladder, start);
+                    if (k.matches(got)) {
+                        j = k;
+                        break;
+                    }
+                }
                 timeline.add("step " + i + ": " + a + " -> " + describe(got) + " (record was " + describe(model.get(a.key())) + ")");
                 noStaleWriteApplied(a, got, ladder, highest, timeline);
                 Timeline.require(j.matches(got), "outcome contradicts the rule (expected " + j.expected() + ")", timeline);

@@ -5,29 +5,17 @@
 -- field is a tombstone. An absent or deleted key still records the fence (its tombstone), so an older
 -- writer cannot create it afterwards. With a horizon (HORIZON true, horizon.lua before this), a key with
 -- no fence record needs a fence above the horizon, and a tombstone expires (see horizon.lua).
+-- fence_record.lua (before this) judges the fence.
 -- Returns {1, fence} applied to live data, {-1, fence} recorded on a tombstone, {0, stored} stale,
 -- {-2, horizon} below the horizon.
 local typ = redis.call('TYPE', KEYS[1])['ok']
 local f = tonumber(ARGV[2])
-local strict = ARGV[3] == '1'
-local old = redis.call('GET', KEYS[2])
-local stored = tonumber(old or '0')
-local live = typ ~= 'none'
-local field = false
-if typ == 'hash' then
-  field = redis.call('HGET', KEYS[1], ARGV[1])
-  local h = tonumber(field or '0')
-  if h > stored then stored = h end
-  live = not (field and redis.call('HLEN', KEYS[1]) == 1)
-end
-if ${HORIZON} and not old and not field then
-  local horizon = fg_horizon()
-  if f <= horizon then
-    return {-2, horizon}
-  end
-end
-if (strict and f <= stored) or ((not strict) and f < stored) then
-  return {0, stored}
+local refusal, field = fg_refusal(KEYS[1], typ, ARGV[1], redis.call('GET', KEYS[2]), f, ARGV[3] == '1')
+-- HLEN only on a hash with a fence field, which the horizon never reads TIME for: the same commands as
+-- when this was read before the verdict.
+local live = typ ~= 'none' and not (field and redis.call('HLEN', KEYS[1]) == 1)
+if refusal then
+  return refusal
 end
 if typ == 'hash' then
   redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])

@@ -4,27 +4,13 @@
 -- only its fence field (the tombstone); any other key is deleted and its fence key kept; a key that
 -- never existed gets a fence key, so an older writer cannot create it afterwards. With a horizon
 -- (HORIZON true, horizon.lua before this), a key with no fence record needs a fence above the horizon,
--- and the tombstone expires (see horizon.lua).
+-- and the tombstone expires (see horizon.lua). fence_record.lua (before this) judges the fence.
 -- Returns {1, fence} applied, {0, stored} stale or {-2, horizon} below the horizon.
 local typ = redis.call('TYPE', KEYS[1])['ok']
 local f = tonumber(ARGV[2])
-local strict = ARGV[3] == '1'
-local old = redis.call('GET', KEYS[2])
-local stored = tonumber(old or '0')
-local field = false
-if typ == 'hash' then
-  field = redis.call('HGET', KEYS[1], ARGV[1])
-  local h = tonumber(field or '0')
-  if h > stored then stored = h end
-end
-if ${HORIZON} and not old and not field then
-  local horizon = fg_horizon()
-  if f <= horizon then
-    return {-2, horizon}
-  end
-end
-if (strict and f <= stored) or ((not strict) and f < stored) then
-  return {0, stored}
+local refusal = fg_refusal(KEYS[1], typ, ARGV[1], redis.call('GET', KEYS[2]), f, ARGV[3] == '1')
+if refusal then
+  return refusal
 end
 if typ == 'hash' then
   redis.call('DEL', KEYS[1], KEYS[2])

@@ -5,25 +5,13 @@
 -- fenced scripts. Once applied, the fence lives in the hash and the fence key is dropped. With a horizon
 -- (HORIZON true, horizon.lua before this), a key with no fence record needs a fence above the horizon, and
 -- a tombstone hash made live again loses its expiry (HSET keeps a key's expiry; a live hash's own expiry,
--- set by its owner, is left alone).
+-- set by its owner, is left alone). fence_record.lua (before this) judges the fence.
 -- Returns {1, fence} applied, {0, stored fence} stale or {-2, horizon} below the horizon.
 local old = redis.call('GET', KEYS[2])
-local stored = tonumber(old or '0')
-local field = false
-if redis.call('TYPE', KEYS[1])['ok'] == 'hash' then
-  field = redis.call('HGET', KEYS[1], ARGV[1])
-  local h = tonumber(field or '0')
-  if h > stored then stored = h end
-end
 local f = tonumber(ARGV[2])
-if ${HORIZON} and not old and not field then
-  local horizon = fg_horizon()
-  if f <= horizon then
-    return {-2, horizon}
-  end
-end
-if (ARGV[3] == '1' and f <= stored) or (ARGV[3] ~= '1' and f < stored) then
-  return {0, stored}
+local refusal, field = fg_refusal(KEYS[1], redis.call('TYPE', KEYS[1])['ok'], ARGV[1], old, f, ARGV[3] == '1')
+if refusal then
+  return refusal
 end
 local tombstone = ${HORIZON} and field and redis.call('HLEN', KEYS[1]) == 1
 -- HSET first: on a key of another type it fails with WRONGTYPE before anything is written.

@@ -10,25 +10,13 @@
 -- under a live lease do: three commands where a GET then a SET took four. A stale write puts the fence
 -- key back as it was; a script runs alone, so nobody sees the guess. On a fence key of another type
 -- SET .. GET fails with WRONGTYPE before anything is written. An applied write leaves the fence key
--- without an expiry (SET drops it): the key is live.
+-- without an expiry (SET drops it): the key is live. fence_record.lua (before this) judges the fence.
 local old = redis.call('SET', KEYS[2], ARGV[2], 'GET')
-local stored = tonumber(old or '0')
 local typ = redis.call('TYPE', KEYS[1])['ok']
-local field = false
-if typ == 'hash' then
-  field = redis.call('HGET', KEYS[1], ARGV[4])
-  local h = tonumber(field or '0')
-  if h > stored then stored = h end
-end
 local f = tonumber(ARGV[2])
-if ${HORIZON} and not old and not field then
-  local horizon = fg_horizon()
-  if f <= horizon then
-    redis.call('DEL', KEYS[2])
-    return {-2, horizon}
-  end
-end
-if (ARGV[3] == '1' and f <= stored) or (ARGV[3] ~= '1' and f < stored) then
+local refusal = fg_refusal(KEYS[1], typ, ARGV[4], old, f, ARGV[3] == '1')
+if refusal then
+  -- Put the fence key back as it was: absent when below the horizon (no record), so deleted then.
   if old and ${HORIZON} and typ == 'none' then
     -- A tombstone: put its expiry back too (a function of its fence, see horizon.lua).
     redis.call('SET', KEYS[2], old, 'PXAT', fg_expiry(tonumber(old)))
@@ -38,9 +26,9 @@ if (ARGV[3] == '1' and f <= stored) or (ARGV[3] ~= '1' and f < stored) then
     redis.call('DEL', KEYS[2])
   end
   if ${HORIZON} then
-    return {0, stored}
+    return refusal
   end
-  return -stored
+  return -refusal[2]
 end
 redis.call('SET', KEYS[1], ARGV[1])
 if ${HORIZON} then
