@@ -35,8 +35,16 @@ public final class FenceGuardFirestoreAutoConfiguration {
         FenceGuardProperties.Firestore settings = properties.getFirestore();
         Settings.apply("firestore.collection", settings.getCollection(), builder::withLockCollection);
         Settings.apply("firestore.call-timeout", settings.getCallTimeout(), builder::withCallTimeout);
+        Settings.apply("firestore.horizon", settings.getHorizon(), builder::withHorizon);
+        Settings.apply("firestore.clock-margin", settings.getClockMargin(), builder::withClockMargin);
+        Settings.apply("fence-strategy", properties.getFenceStrategy(), builder::withFenceStrategy);
         metrics.ifAvailable(builder::withMetrics);
         observations.ifAvailable(builder::withObservations);
-        return builder.build();
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            // Checks across settings (a horizon with DENSE fences) run in build().
+            throw new IllegalArgumentException("invalid fence-guard.firestore settings: " + e.getMessage(), e);
+        }
     }
 }

@@ -71,8 +71,8 @@ public class FenceGuardProperties implements Validator {
 
     /**
      * How fences are chosen (dense or clock-floored); the backend's default when unset: DENSE on
-     * PostgreSQL, MariaDB and MySQL, CLOCK_FLOORED on Redis. Firestore keeps its documents forever and has
-     * no such choice.
+     * PostgreSQL, MariaDB and MySQL, CLOCK_FLOORED on Redis; on Firestore DENSE, or CLOCK_FLOORED when
+     * fence-guard.firestore.horizon is set.
      */
     private FenceStrategy fenceStrategy;
 
@@ -239,6 +239,13 @@ public class FenceGuardProperties implements Validator {
         private String fenceKeyPrefix;
         /** Bound on one fenced write (the module's default, 10 s, when unset). */
         private Duration callTimeout;
+        /**
+         * Holds the fenced writes to a horizon so that their fence records can be forgotten with no bound on pauses
+         * (docs/fence-lifecycle.md); none when unset. Tombstones then expire on their own (FenceGuardRedis.Builder.withHorizon).
+         */
+        private Duration horizon;
+        /** How far the store's clock may step back (docs/fence-lifecycle.md); the module's default, 5 minutes, when unset. */
+        private Duration clockMargin;
 
         public String getKeyPrefix() {
             return keyPrefix;
@@ -263,6 +270,22 @@ public class FenceGuardProperties implements Validator {
         public void setCallTimeout(Duration callTimeout) {
             this.callTimeout = callTimeout;
         }
+
+        public Duration getHorizon() {
+            return horizon;
+        }
+
+        public void setHorizon(Duration horizon) {
+            this.horizon = horizon;
+        }
+
+        public Duration getClockMargin() {
+            return clockMargin;
+        }
+
+        public void setClockMargin(Duration clockMargin) {
+            this.clockMargin = clockMargin;
+        }
     }
 
     /** Settings of the Firestore lock backend and fenced writes. */
@@ -271,6 +294,13 @@ public class FenceGuardProperties implements Validator {
         private String collection;
         /** Bound on one fenced write (the module's default, 10 s, when unset). */
         private Duration callTimeout;
+        /**
+         * Holds the fenced writes to a horizon so that their fence records can be forgotten with no bound on pauses
+         * (docs/fence-lifecycle.md); none when unset. FencedFirestore.purge can then remove old tombstones, and the lock backend issues CLOCK_FLOORED fences (FenceGuardFirestore.Builder.withHorizon).
+         */
+        private Duration horizon;
+        /** How far the store's clock may step back (docs/fence-lifecycle.md); the module's default, 5 minutes, when unset. */
+        private Duration clockMargin;
 
         public String getCollection() {
             return collection;
@@ -286,6 +316,22 @@ public class FenceGuardProperties implements Validator {
 
         public void setCallTimeout(Duration callTimeout) {
             this.callTimeout = callTimeout;
+        }
+
+        public Duration getHorizon() {
+            return horizon;
+        }
+
+        public void setHorizon(Duration horizon) {
+            this.horizon = horizon;
+        }
+
+        public Duration getClockMargin() {
+            return clockMargin;
+        }
+
+        public void setClockMargin(Duration clockMargin) {
+            this.clockMargin = clockMargin;
         }
     }
 

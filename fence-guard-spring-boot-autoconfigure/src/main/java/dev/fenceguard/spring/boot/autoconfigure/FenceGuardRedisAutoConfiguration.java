@@ -81,6 +81,8 @@ public final class FenceGuardRedisAutoConfiguration {
         Settings.apply("redis.key-prefix", redis.getKeyPrefix(), builder::withKeyPrefix);
         Settings.apply("redis.fence-key-prefix", redis.getFenceKeyPrefix(), builder::withFenceKeyPrefix);
         Settings.apply("redis.call-timeout", redis.getCallTimeout(), builder::withCallTimeout);
+        Settings.apply("redis.horizon", redis.getHorizon(), builder::withHorizon);
+        Settings.apply("redis.clock-margin", redis.getClockMargin(), builder::withClockMargin);
         Settings.apply("fence-strategy", properties.getFenceStrategy(), builder::withFenceStrategy);
         metrics.ifAvailable(builder::withMetrics);
         observations.ifAvailable(builder::withObservations);

@@ -3,6 +3,7 @@ package dev.fenceguard.spring.boot.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.firestore.Firestore;
+import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockMetrics;
@@ -265,6 +266,47 @@ class FenceGuardAutoConfigurationTest {
             assertThat(ctx).hasNotFailed().hasSingleBean(FenceGuardFirestore.class).hasSingleBean(FencedFirestore.class);
             assertThat(ctx.getBean(LockBackend.class)).isInstanceOf(FirestoreLockBackend.class);
             assertThat(lockOnce(ctx.getBean(LockClient.class), "boot:firestore")).isPresent();
+        });
+    }
+
+    @Test
+    void aRedisHorizonHoldsTheFencedWritesOfTheBeanToIt() {
+        // tried: a set of an absent key with fence 1 (far below any clock-floored horizon), with and without the property
+        redis(runner).withPropertyValues("fence-guard.redis.horizon=1h", "fence-guard.redis.clock-margin=1m").run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            WriteOutcome o = ctx.getBean(FencedRedis.class).set(REDIS_PREFIX + "r:horizon", FenceToken.of(1), "v");
+            assertThat(o).isInstanceOfSatisfying(WriteOutcome.Stale.class,
+                    s -> assertThat(s.reason()).isEqualTo(WriteOutcome.Stale.Reason.BELOW_HORIZON));
+        });
+        redis(runner).run(ctx -> assertThat(ctx.getBean(FencedRedis.class).set(REDIS_PREFIX + "r:no-horizon", FenceToken.of(1), "v"))
+                .as("no horizon: the write rule alone").isInstanceOf(WriteOutcome.Applied.class));
+        redis(runner).withPropertyValues("fence-guard.redis.horizon=0s").run(ctx -> {
+            assertThat(ctx).hasFailed();
+            assertThat(ctx.getStartupFailure()).hasStackTraceContaining("invalid fence-guard.redis.horizon 'PT0S'");
+        });
+    }
+
+    @Test
+    void aFirestoreHorizonHoldsTheFencedWritesToItAndMakesTheLockClockFloored() {
+        ApplicationContextRunner firestore = runner.withBean(Firestore.class, () -> TestServers.firestore("boot-horizon"),
+                bd -> bd.setDestroyMethodName("close"));
+        firestore.withPropertyValues("fence-guard.firestore.horizon=1h", "fence-guard.firestore.clock-margin=1m").run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            Firestore db = ctx.getBean(Firestore.class);
+            WriteOutcome o = ctx.getBean(FencedFirestore.class).set(db.collection("orders").document("absent"), FenceToken.of(1),
+                    Map.of("status", "new"));
+            assertThat(o).isInstanceOfSatisfying(WriteOutcome.Stale.class,
+                    s -> assertThat(s.reason()).isEqualTo(WriteOutcome.Stale.Reason.BELOW_HORIZON));
+            assertThat(lockOnce(ctx.getBean(LockClient.class), "boot:firestore-horizon")).as("a clock-floored fence")
+                    .hasValueSatisfying(fence -> assertThat(fence).isGreaterThan(1_000_000_000L));
+        });
+        firestore.withPropertyValues("fence-guard.firestore.horizon=1h", "fence-guard.fence-strategy=DENSE").run(ctx -> {
+            assertThat(ctx).hasFailed();
+            assertThat(ctx.getStartupFailure()).hasStackTraceContaining("invalid fence-guard.firestore settings");
+        });
+        firestore.withPropertyValues("fence-guard.firestore.clock-margin=2d").run(ctx -> {
+            assertThat(ctx).hasFailed();
+            assertThat(ctx.getStartupFailure()).hasStackTraceContaining("invalid fence-guard.firestore.clock-margin 'PT48H'");
         });
     }
 
