@@ -55,7 +55,9 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * server, threads and keys: acquire + release pairs per second, latency, client CPU per pair, and for
  * Redis the server commands per pair ({@code INFO commandstats}, commands run inside scripts included).
  *
- * <p>Redis: a raw Lettuce lock ({@code SET NX PX} + compare-and-delete script: the floor), fence-guard's
+ * <p>Redis: a raw Lettuce lock ({@code SET NX PX} + compare-and-delete script: the floor), the minimal
+ * fenced lock script (issue #31: {@link #MINIMAL_FENCED_ACQUIRE} + the same compare-and-delete; always run,
+ * whatever the peer filter, and fence-guard's rows are also given as a ratio of it), fence-guard's
  * {@link LockClient}, Spring Integration's {@code RedisLockRegistry}, ShedLock's {@code RedisLockProvider},
  * Redisson's {@code RFencedLock} and {@code RLock}. PostgreSQL: {@code pg_try_advisory_lock} +
  * {@code pg_advisory_unlock} on one pooled connection (the floor), fence-guard's {@link LockClient},
@@ -75,8 +77,19 @@ public final class PeersBenchmark {
     private static final Duration TTL = Duration.ofSeconds(30);
     private static String only = "";
     private static final int KEYS_PER_THREAD = 250;
-    private static final String COMPARE_AND_DELETE =
+    static final String COMPARE_AND_DELETE =
             "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+    /**
+     * The cheapest correct fenced lock written by hand (issue #31's floor for fence-guard's pair): take the
+     * lock with {@code SET NX PX} and, only if that took it, bump the fence counter, in one script so that
+     * the two cannot part. KEYS[1] lock, KEYS[2] counter (one hash tag); ARGV[1] lock id, ARGV[2] ttl ms.
+     * Returns the fence, or 0 when held. A dense counter with no clock floor and no expiry: a counter lost
+     * with the data starts again from 1, which fence-guard's scripts exist to prevent.
+     */
+    static final String MINIMAL_FENCED_ACQUIRE =
+            "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return redis.call('INCR', KEYS[2]) end return 0";
+    /** The row every Redis ratio of issue #31 is taken against. */
+    static final String MINIMAL = "minimal fenced lock script";
 
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 3;
@@ -118,6 +131,8 @@ public final class PeersBenchmark {
                     info(redis, "server", "redis_version"), server.origin(), Redisson.class.getPackage().getImplementationVersion());
             LockClient locks = LockClient.of(fenceGuard.lockBackend());
             String sha = redis.scriptLoad(COMPARE_AND_DELETE);
+            String minimalSha = redis.scriptLoad(MINIMAL_FENCED_ACQUIRE);
+            String ttlMillis = Long.toString(TTL.toMillis());
             SetArgs nxpx = SetArgs.Builder.nx().px(TTL.toMillis());
             RedisLockRegistry registry = new RedisLockRegistry(spring, prefix + "spring", TTL);
             LockProvider shedlock = new RedisLockProvider(spring, "bench", prefix + "shedlock");
@@ -130,6 +145,17 @@ public final class PeersBenchmark {
                     throw new IllegalStateException("SET NX failed");
                 }
                 if (redis.<Long>evalsha(sha, ScriptOutputType.INTEGER, new String[] {key}, id) != 1) {
+                    throw new IllegalStateException("compare-and-delete failed");
+                }
+            });
+            peers.put(MINIMAL, (t, i) -> {
+                String tag = "{" + key(prefix + "minimal:", t, i) + "}";
+                String[] keys = {tag + ":lock", tag + ":fence"};
+                String id = LockId.random().value();
+                if (redis.<Long>evalsha(minimalSha, ScriptOutputType.INTEGER, keys, id, ttlMillis) < 1) {
+                    throw new IllegalStateException("minimal fenced acquire found the lock held");
+                }
+                if (redis.<Long>evalsha(sha, ScriptOutputType.INTEGER, new String[] {keys[0]}, id) != 1) {
                     throw new IllegalStateException("compare-and-delete failed");
                 }
             });
@@ -164,7 +190,7 @@ public final class PeersBenchmark {
 
             Map<String, Double> commands = new LinkedHashMap<>();
             for (Map.Entry<String, Harness.Op> peer : peers.entrySet()) {
-                if (commands.isEmpty() || peer.getKey().contains(only)) {
+                if (commands.isEmpty() || peer.getKey().contains(only) || peer.getKey().equals(MINIMAL)) {
                     commands.put(peer.getKey(), commandsPerOp(redis, peer.getValue()));
                 }
             }
@@ -335,7 +361,7 @@ public final class PeersBenchmark {
         Harness h = new Harness(threads, seconds);
         Map<String, Harness.Op> chosen = new LinkedHashMap<>();
         peers.forEach((name, op) -> {
-            if (chosen.isEmpty() || name.contains(only)) {
+            if (chosen.isEmpty() || name.contains(only) || name.equals(MINIMAL)) {
                 chosen.put(name, op);
             }
         });
@@ -359,6 +385,23 @@ public final class PeersBenchmark {
             System.out.printf(Locale.ROOT, "| %s | %,.0f | %.2fx | %d | %d | %.1f |%s%n", names.get(p), m.opsPerSecond(),
                     m.opsPerSecond() / floor.opsPerSecond(), m.p50Micros(), m.p99Micros(), m.cpuMicrosPerOp(),
                     commands.isEmpty() ? "" : String.format(Locale.ROOT, " %.2f |", commands.get(names.get(p))));
+        }
+        int minimal = names.indexOf(MINIMAL);
+        if (minimal >= 0) {
+            // Issue #31's ratio, round by round as well as of the medians, so that its spread shows.
+            Harness.Phase reference = Harness.median(phases.get(minimal));
+            for (int p = 0; p < names.size(); p++) {
+                if (names.get(p).startsWith("fence-guard")) {
+                    List<Harness.Phase> ours = phases.get(p);
+                    List<Harness.Phase> theirs = phases.get(minimal);
+                    List<String> perRound = new ArrayList<>();
+                    for (int r = 0; r < ours.size(); r++) {
+                        perRound.add(String.format(Locale.ROOT, "%.2fx", ours.get(r).opsPerSecond() / theirs.get(r).opsPerSecond()));
+                    }
+                    System.out.printf(Locale.ROOT, "%s, %d thread(s): %s vs %s: %.2fx of the medians; rounds %s%n", store, threads,
+                            names.get(p), MINIMAL, Harness.median(ours).opsPerSecond() / reference.opsPerSecond(), perRound);
+                }
+            }
         }
     }
 }

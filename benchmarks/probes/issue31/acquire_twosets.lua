@@ -1,0 +1,4 @@
+-- Issue #31 probe only (redis_script_cost.py): a part of acquire.lua common path, to price it alone.
+redis.call('SET', KEYS[1], ARGV[1] .. ':1:2', 'NX', 'PX', 30000)
+redis.call('SET', KEYS[2], '123', 'GET', 'PX', 300000)
+return {1, 0, 0}
