@@ -34,17 +34,9 @@ public final class FenceGuardFirestoreAutoConfiguration {
         FenceGuardFirestore.Builder builder = FenceGuardFirestore.builder(firestore);
         FenceGuardProperties.Firestore settings = properties.getFirestore();
         Settings.apply("firestore.collection", settings.getCollection(), builder::withLockCollection);
-        Settings.apply("firestore.call-timeout", settings.getCallTimeout(), builder::withCallTimeout);
-        Settings.apply("firestore.horizon", settings.getHorizon(), builder::withHorizon);
-        Settings.apply("firestore.clock-margin", settings.getClockMargin(), builder::withClockMargin);
-        Settings.apply("fence-strategy", properties.getFenceStrategy(), builder::withFenceStrategy);
         metrics.ifAvailable(builder::withMetrics);
         observations.ifAvailable(builder::withObservations);
-        try {
-            return builder.build();
-        } catch (IllegalArgumentException e) {
-            // Checks across settings (a horizon with DENSE fences) run in build().
-            throw new IllegalArgumentException("invalid fence-guard.firestore settings: " + e.getMessage(), e);
-        }
+        return Settings.store("firestore", settings, properties.getFenceStrategy(), builder::withCallTimeout, builder::withHorizon,
+                builder::withClockMargin, builder::withFenceStrategy, builder::build);
     }
 }

@@ -231,37 +231,23 @@ public class FenceGuardProperties implements Validator {
         }
     }
 
-    /** Settings of the Redis lock backend and fenced writes. */
-    public static class Redis {
-        /** Prefix of every lock key (the module's default, fg:, when unset). */
-        private String keyPrefix;
-        /** Prefix of the fence keys of fenced writes (the module's default when unset). */
-        private String fenceKeyPrefix;
+    /**
+     * Settings every store entry (Redis, Firestore) has: the bound on one fenced write, and the horizon and
+     * clock margin of its fence records (docs/fence-lifecycle.md).
+     */
+    public abstract static class Store {
         /** Bound on one fenced write (the module's default, 10 s, when unset). */
         private Duration callTimeout;
         /**
-         * Holds the fenced writes to a horizon so that their fence records can be forgotten with no bound on pauses
-         * (docs/fence-lifecycle.md); none when unset. Tombstones then expire on their own (FenceGuardRedis.Builder.withHorizon).
+         * Holds the fenced writes to a horizon, so that their fence records can be forgotten with no bound on
+         * pauses (docs/fence-lifecycle.md): on Redis tombstones then expire on their own; on Firestore
+         * FencedFirestore.purge can remove them, and the lock backend issues CLOCK_FLOORED fences. None when unset.
          */
         private Duration horizon;
         /** How far the store's clock may step back (docs/fence-lifecycle.md); the module's default, 5 minutes, when unset. */
         private Duration clockMargin;
 
-        public String getKeyPrefix() {
-            return keyPrefix;
-        }
-
-        public void setKeyPrefix(String keyPrefix) {
-            this.keyPrefix = keyPrefix;
-        }
-
-        public String getFenceKeyPrefix() {
-            return fenceKeyPrefix;
-        }
-
-        public void setFenceKeyPrefix(String fenceKeyPrefix) {
-            this.fenceKeyPrefix = fenceKeyPrefix;
-        }
+        Store() {}
 
         public Duration getCallTimeout() {
             return callTimeout;
@@ -288,19 +274,34 @@ public class FenceGuardProperties implements Validator {
         }
     }
 
+    /** Settings of the Redis lock backend and fenced writes. */
+    public static class Redis extends Store {
+        /** Prefix of every lock key (the module's default, fg:, when unset). */
+        private String keyPrefix;
+        /** Prefix of the fence keys of fenced writes (the module's default when unset). */
+        private String fenceKeyPrefix;
+
+        public String getKeyPrefix() {
+            return keyPrefix;
+        }
+
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+
+        public String getFenceKeyPrefix() {
+            return fenceKeyPrefix;
+        }
+
+        public void setFenceKeyPrefix(String fenceKeyPrefix) {
+            this.fenceKeyPrefix = fenceKeyPrefix;
+        }
+    }
+
     /** Settings of the Firestore lock backend and fenced writes. */
-    public static class Firestore {
+    public static class Firestore extends Store {
         /** Collection of the lock documents (the module's default when unset). */
         private String collection;
-        /** Bound on one fenced write (the module's default, 10 s, when unset). */
-        private Duration callTimeout;
-        /**
-         * Holds the fenced writes to a horizon so that their fence records can be forgotten with no bound on pauses
-         * (docs/fence-lifecycle.md); none when unset. FencedFirestore.purge can then remove old tombstones, and the lock backend issues CLOCK_FLOORED fences (FenceGuardFirestore.Builder.withHorizon).
-         */
-        private Duration horizon;
-        /** How far the store's clock may step back (docs/fence-lifecycle.md); the module's default, 5 minutes, when unset. */
-        private Duration clockMargin;
 
         public String getCollection() {
             return collection;
@@ -308,30 +309,6 @@ public class FenceGuardProperties implements Validator {
 
         public void setCollection(String collection) {
             this.collection = collection;
-        }
-
-        public Duration getCallTimeout() {
-            return callTimeout;
-        }
-
-        public void setCallTimeout(Duration callTimeout) {
-            this.callTimeout = callTimeout;
-        }
-
-        public Duration getHorizon() {
-            return horizon;
-        }
-
-        public void setHorizon(Duration horizon) {
-            this.horizon = horizon;
-        }
-
-        public Duration getClockMargin() {
-            return clockMargin;
-        }
-
-        public void setClockMargin(Duration clockMargin) {
-            this.clockMargin = clockMargin;
         }
     }
 
@@ -502,16 +479,12 @@ public class FenceGuardProperties implements Validator {
         check(errors, "release-timeout", p.releaseTimeout, FenceGuardProperties::timeout);
         check(errors, "jdbc.schema", p.jdbc.schema, v -> SqlIdentifiers.require("schema", v));
         check(errors, "jdbc.table", p.jdbc.table, v -> SqlIdentifiers.require("table", v));
-        check(errors, "redis.call-timeout", p.redis.callTimeout, FenceGuardProperties::positive);
-        check(errors, "firestore.call-timeout", p.firestore.callTimeout, FenceGuardProperties::positive);
+        check(errors, "redis.call-timeout", p.redis.getCallTimeout(), FenceGuardProperties::positive);
+        check(errors, "firestore.call-timeout", p.firestore.getCallTimeout(), FenceGuardProperties::positive);
         check(errors, "spring-integration.ttl", p.springIntegration.ttl, v -> Checks.ttl(v, "Spring Integration lock registry"));
         check(errors, "purge.interval", p.purge.interval, FenceGuardProperties::positive);
         check(errors, "purge.batch-size", p.purge.batchSize, v -> dev.fenceguard.core.Purge.ofDefaults().withBatchSize(v));
         check(errors, "purge.max-duration", p.purge.maxDuration, v -> dev.fenceguard.core.Purge.ofDefaults().withMaxDuration(v));
-        if (p.fenceStrategy != null && p.backend == Backend.FIRESTORE) {
-            errors.rejectValue("fenceStrategy", "fence-guard.unsupported", "Firestore has no fence strategy to choose (its documents"
-                    + " are never deleted); remove fence-guard.fence-strategy");
-        }
     }
 
     /** Each message names the property as it is written in application.properties. */

@@ -80,17 +80,9 @@ public final class FenceGuardRedisAutoConfiguration {
         FenceGuardProperties.Redis redis = properties.getRedis();
         Settings.apply("redis.key-prefix", redis.getKeyPrefix(), builder::withKeyPrefix);
         Settings.apply("redis.fence-key-prefix", redis.getFenceKeyPrefix(), builder::withFenceKeyPrefix);
-        Settings.apply("redis.call-timeout", redis.getCallTimeout(), builder::withCallTimeout);
-        Settings.apply("redis.horizon", redis.getHorizon(), builder::withHorizon);
-        Settings.apply("redis.clock-margin", redis.getClockMargin(), builder::withClockMargin);
-        Settings.apply("fence-strategy", properties.getFenceStrategy(), builder::withFenceStrategy);
         metrics.ifAvailable(builder::withMetrics);
         observations.ifAvailable(builder::withObservations);
-        try {
-            return builder.build();
-        } catch (IllegalArgumentException e) {
-            // Checks across settings (e.g. lock and fence prefixes must differ) run in build().
-            throw new IllegalArgumentException("invalid fence-guard.redis settings: " + e.getMessage(), e);
-        }
+        return Settings.store("redis", redis, properties.getFenceStrategy(), builder::withCallTimeout, builder::withHorizon,
+                builder::withClockMargin, builder::withFenceStrategy, builder::build);
     }
 }
