@@ -7,6 +7,8 @@ import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.LockObservations;
+import dev.fenceguard.core.Purge;
+import dev.fenceguard.core.PurgeResult;
 import dev.fenceguard.core.TimeSource;
 import dev.fenceguard.core.internal.EntrySettings;
 import dev.fenceguard.core.internal.Horizon;
@@ -99,6 +101,34 @@ public final class FenceGuardFirestore {
      */
     public FirestoreLockBackend lockBackend() {
         return lockBackend;
+    }
+
+    /**
+     * Removes the lock documents no acquisition needs any more, as {@code FenceGuardJdbc.purgeLocks} does for SQL
+     * lock rows: the same name on every entry point whose lock records need a purge (Redis's expire on their own).
+     * Only free documents whose fence is below the clock floor a {@link Builder#withClockMargin clock margin} ago
+     * go, so that an acquisition of a removed key issues a fence above every fence removed, with no bound on
+     * pauses ({@code docs/fence-lifecycle.md}). Runs in batches in the order {@code (fence, document id)}, each
+     * candidate read again and deleted only if unchanged since that read and still free and below the floor;
+     * stops when a batch finds fewer than the batch size or the purge's time bound has passed, and then
+     * {@link PurgeResult#resumeAfter()} is the cursor to pass to {@link Purge#withStartAfter}. Removed documents
+     * are counted in {@code fenceguard.purge.removed} ({@code store=firestore}, {@code kind=lock}).
+     *
+     * <p>{@link FenceStrategy#DENSE} lock documents are never purged: a key whose document is gone would start
+     * again from fence 1, which {@code SAME_OR_NEWER} resources admit. Build with
+     * {@link Builder#withFenceStrategy CLOCK_FLOORED} (every instance sharing the collection) to purge.
+     *
+     * @return what it removed, and where it stopped
+     * @throws IllegalStateException if the fence strategy is {@code DENSE} (before any I/O)
+     * @throws IllegalArgumentException if the purge's start key is not a {@link PurgeResult#resumeAfter()} of a
+     *     Firestore lock purge (before any I/O)
+     * @throws NullPointerException if {@code purge} is null
+     * @throws dev.fenceguard.core.FenceGuardException if Firestore fails or an RPC chain does not end within the
+     *     call timeout ({@code TIMEOUT}); the documents removed until then stay removed
+     * @since 0.1
+     */
+    public PurgeResult purgeLocks(Purge purge) {
+        return lockBackend.purge(purge);
     }
 
     /**
@@ -311,7 +341,7 @@ public final class FenceGuardFirestore {
          * before), or {@link FenceStrategy#CLOCK_FLOORED} when a horizon is set ({@link #withHorizon}): then
          * each acquisition issues {@code max(last + 1, tick(readTime) + 1)}, the clock floor of Firestore's
          * clock at the acquisition's read, so a key whose document was purged
-         * ({@link FirestoreLockBackend#purge}) starts above every fence it issued before. Only
+         * ({@link #purgeLocks FenceGuardFirestore.purgeLocks}) starts above every fence it issued before. Only
          * {@code CLOCK_FLOORED} lock documents can be purged. Switching a collection from {@code DENSE} to
          * {@code CLOCK_FLOORED} keeps fences rising (the floor is far above any dense value); switching back does
          * not, and every instance sharing the lock collection must use the same strategy.
@@ -357,7 +387,7 @@ public final class FenceGuardFirestore {
          * How far Firestore's clock may step back between a purge and a later write or acquisition
          * ({@code docs/fence-lifecycle.md}); default 5 minutes. {@link FencedFirestore#purge} removes only
          * tombstones whose fence is below {@code tick(readTime - horizon - clockMargin)};
-         * {@link FirestoreLockBackend#purge} removes only free lock documents whose fence is below
+         * {@link #purgeLocks FenceGuardFirestore.purgeLocks} removes only free lock documents whose fence is below
          * {@code tick(readTime - clockMargin)} and whose lease ended at least {@code clockMargin} ago.
          *
          * @param clockMargin zero or more, at most 1 day

@@ -192,54 +192,19 @@ public final class FirestoreLockBackend extends KeyedStore implements LockBacken
     }
 
     /**
-     * Removes the lock documents no acquisition needs any more: free ones (released, or whose lease ended at
-     * least the clock margin ago) whose fence is below {@code tick(readTime - clockMargin)}, the clock floor
-     * of Firestore's clock a margin before the read that removes them ({@link FenceGuardFirestore.Builder#withClockMargin},
-     * {@code docs/fence-lifecycle.md}). Safe with {@link FenceStrategy#CLOCK_FLOORED} fences and no bound on
-     * pauses: an acquisition of a key whose document is gone reads after the removal and issues a fence
-     * above the floor of its read, which is above every fence removed (as long as Firestore's clock did not
-     * step back by more than the margin). A lease that is still live is never touched. Its holder, should it
-     * outlive its lease, finds no document: its extend and release answer as for an expired lease.
-     *
-     * <p>Runs in batches in the order {@code (fence, document id)}: each batch reads Firestore's clock,
-     * queries at most the batch size of documents with {@code fence} below the floor a margin ago (the
-     * automatic single-field index on {@code fence} serves it), and removes each one by reading it again
-     * and deleting it only if it is unchanged since that read and still free and below the floor of that
-     * read's time. An acquisition between the query and the delete keeps the document. Stops when a batch
-     * finds fewer than the batch size, or when the purge's time bound has passed; then
-     * {@link PurgeResult#resumeAfter()} is the text {@code <fence>/<document id>} to pass to
-     * {@link Purge#withStartAfter}. Each RPC chain is bounded by the call timeout
-     * ({@link FenceGuardFirestore.Builder#withCallTimeout}). Removed documents are counted in
-     * {@code fenceguard.purge.removed} ({@code store=firestore}, {@code kind=lock}).
-     *
-     * <p>{@link FenceStrategy#DENSE} lock documents are never purged: a key whose document is gone would start
-     * again from fence 1, which {@code SAME_OR_NEWER} resources admit. Switch the lock to
-     * {@code CLOCK_FLOORED} to purge (every instance sharing the collection).
-     *
-     * @return what it removed, and where it stopped
-     * @throws IllegalStateException if the fence strategy is {@code DENSE} (before any I/O)
-     * @throws IllegalArgumentException if the purge's start key is not a {@link PurgeResult#resumeAfter()} of a
-     *     Firestore lock purge (before any I/O)
-     * @throws NullPointerException if {@code purge} is null
-     * @throws FenceGuardException if Firestore fails or an RPC chain does not end within the call timeout
-     *     ({@code TIMEOUT}); the documents removed until then stay removed
-     * @since 0.1
+     * {@link FenceGuardFirestore#purgeLocks}, whose Javadoc users read. How: each batch reads Firestore's clock,
+     * queries at most the batch size of documents with {@code fence} below the floor a margin ago (the automatic
+     * single-field index on {@code fence} serves it) in the order {@code (fence, document id)}, and removes each
+     * one by reading it again and deleting it with an update-time precondition, only if it is still free and
+     * below the floor of that read's time: an acquisition between the query and the delete keeps the document.
+     * The cursor is the text {@code <fence>/<document id>}.
      */
-    public PurgeResult purge(Purge purge) {
+    PurgeResult purge(Purge purge) {
         return FirestoreErrors.join(purgeAsync(purge), documents.collection().getPath(), "purge of lock documents");
     }
 
-    /**
-     * {@link #purge} without waiting: the same checks, thrown at once before any I/O, and the same work, each
-     * RPC sent from the callback of the one before.
-     *
-     * @return a stage of what the purge removed and where it stopped; it fails with a {@link FenceGuardException}
-     * @throws IllegalStateException if the fence strategy is {@code DENSE}
-     * @throws IllegalArgumentException if the purge's start key is not a cursor of a Firestore lock purge
-     * @throws NullPointerException if {@code purge} is null
-     * @since 0.1
-     */
-    public CompletionStage<PurgeResult> purgeAsync(Purge purge) {
+    /** {@link #purge} without waiting: the same checks, thrown at once before any I/O; each RPC sent from the callback of the one before. */
+    CompletionStage<PurgeResult> purgeAsync(Purge purge) {
         Objects.requireNonNull(purge, "purge");
         if (strategy == FenceStrategy.DENSE) {
             throw new IllegalStateException("purge of lock documents in " + documents + " needs CLOCK_FLOORED fences"

@@ -250,10 +250,10 @@ class FirestoreHorizonTest {
             assertThatThrownBy(() -> f.purge(orders, null)).isInstanceOf(NullPointerException.class);
             assertThatThrownBy(() -> FenceGuardFirestore.builder(nowhere).build().fencedWrites().purge(orders, Purge.ofDefaults()))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("needs a horizon");
-            assertThatThrownBy(() -> FenceGuardFirestore.builder(nowhere).build().lockBackend().purge(Purge.ofDefaults()))
+            assertThatThrownBy(() -> FenceGuardFirestore.builder(nowhere).build().purgeLocks(Purge.ofDefaults()))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("needs CLOCK_FLOORED fences")
                     .hasMessageContaining("DENSE lock documents are never purged");
-            assertThatThrownBy(() -> g.lockBackend().purge(Purge.ofDefaults().withStartAfter("nope")))
+            assertThatThrownBy(() -> g.purgeLocks(Purge.ofDefaults().withStartAfter("nope")))
                     .isInstanceOf(IllegalArgumentException.class);
         } finally {
             nowhere.close();

@@ -162,7 +162,7 @@ class FirestorePurgeRaceTest {
         AtomicReference<Optional<Grant>> raced = new AtomicReference<>();
         hook.once("/RunQuery", "/BatchGetDocuments", () -> raced.set(join(otherFloored.lockBackend().tryAcquire(key, LockId.random(),
                 Duration.ofMinutes(1), t))));
-        PurgeResult r = floored.lockBackend().purge(Purge.ofDefaults());
+        PurgeResult r = floored.purgeLocks(Purge.ofDefaults());
         assertThat(hook.ran()).isTrue();
         assertThat(r.removed()).isZero();
         Grant second = raced.get().orElseThrow();

@@ -52,7 +52,7 @@ final class FirestoreSamples {
                 .build();                          // clock margin 5 minutes unless withClockMargin; its lock backend is CLOCK_FLOORED
         PurgeResult tombstones = fenceGuard.fencedWrites()
                 .purge(db.collection("orders"), Purge.ofDefaults().withBatchSize(500).withMaxDuration(Duration.ofSeconds(10)));
-        PurgeResult locks = fenceGuard.lockBackend().purge(Purge.ofDefaults());   // free lock documents
+        PurgeResult locks = fenceGuard.purgeLocks(Purge.ofDefaults());   // free lock documents
         // docs/firestore.md: purge with a horizon (end)
         return new Purged(tombstones, locks);
     }
