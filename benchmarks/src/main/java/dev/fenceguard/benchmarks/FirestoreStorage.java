@@ -18,6 +18,7 @@ import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.Purge;
 import dev.fenceguard.core.PurgeResult;
+import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.core.internal.ClockFloor;
 import dev.fenceguard.firestore.AsyncFencedFirestore;
 import dev.fenceguard.firestore.FenceGuardFirestore;
@@ -33,6 +34,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -54,7 +56,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>Lock documents: FL keys acquired and released ({@code CLOCK_FLOORED}, margin 0, 256 in flight),
  *       then {@link FirestoreLockBackend#purge}.</li>
  *   <li>Churn: K rounds of M new documents created (fenced {@code set}) and deleted (fenced {@code delete})
- *       on two collections, one never purged (the baseline) and one purged every second.</li>
+ *       on two collections, one never purged (the baseline) and one purged all along (a purge of at most 5 s,
+ *       every 200 ms), with a horizon of 5 s ({@link #CHURN_H}).</li>
  * </ol>
  */
 final class FirestoreStorage {
@@ -63,6 +66,12 @@ final class FirestoreStorage {
     private static final Duration H = Duration.ofSeconds(1);
     /** No clock margin: the emulator's read times are this host's clock, which does not step back here (the margin only delays a purge). */
     private static final Duration M = Duration.ZERO;
+    /**
+     * The churn's horizon. Its writes take their fence from this host's clock as they are sent; with 1 s, a
+     * create that waited in the emulator's queue for more than a second on a loaded machine was refused
+     * ({@code BELOW_HORIZON}, as rule 1 says), so the churn leaves its writes 5 s.
+     */
+    private static final Duration CHURN_H = Duration.ofSeconds(5);
     private static final Duration CALL = Duration.ofSeconds(30);
     private static final Map<String, Object> BODY = Map.of("body", "order placed, 1 item, EUR 12.50");
 
@@ -77,9 +86,17 @@ final class FirestoreStorage {
             System.out.printf(Locale.ROOT, "%n== Firestore emulator (%s, %s), horizon %s, margin %s; load %s%n", emulator.origin(),
                     emulator.hostPort(), H, M, load());
             clock(db);
-            tombstones(db, fg.fencedWrites(), n, rounds);
-            lockDocuments(db, fg.lockBackend(), lockKeys);
-            churn(db, fg.fencedWrites(), churnRounds, churnKeys);
+            if (n > 0) {
+                tombstones(db, fg.fencedWrites(), n, rounds);
+            }
+            if (lockKeys > 0) {
+                lockDocuments(db, fg.lockBackend(), lockKeys);
+            }
+            if (churnRounds > 0) {
+                FencedFirestore churning = FenceGuardFirestore.builder(db).withHorizon(CHURN_H).withClockMargin(M).withCallTimeout(CALL)
+                        .withMetrics(LockMetrics.none()).build().fencedWrites();
+                churn(db, churning, churnRounds, churnKeys);
+            }
         }
     }
 
@@ -213,41 +230,53 @@ final class FirestoreStorage {
                 + " documents in each collection; load %s%n", rounds, keys, load());
         CollectionReference none = db.collection("churn_none");
         CollectionReference purged = db.collection("churn_purged");
-        System.out.println("collections: churn_none (never purged), churn_purged (a purge every second on a scheduler thread)");
+        System.out.printf("collections: churn_none (never purged), churn_purged (purged on a scheduler thread: a purge of at most 5 s"
+                + " (batches of 1,000), then 200 ms pause, each purge going on from where the one before stopped); horizon %s, 64 writes"
+                + " in flight%n", CHURN_H);
         AtomicLong removed = new AtomicLong();
         AtomicLong purges = new AtomicLong();
+        AtomicLong refused = new AtomicLong();
+        AtomicReference<Object> cursor = new AtomicReference<>();
         AtomicReference<Throwable> purgeFailure = new AtomicReference<>();
         ScheduledExecutorService schedule = Executors.newSingleThreadScheduledExecutor();
         schedule.scheduleWithFixedDelay(() -> {
             try {
-                removed.addAndGet(fenced.purge(purged, bigBatches()).removed());
+                // Bounded, so that the count of what was removed keeps up: a purge that never runs out of candidates never returns.
+                Purge bounded = Purge.ofDefaults().withBatchSize(1_000).withMaxDuration(Duration.ofSeconds(5));
+                Object after = cursor.get();
+                PurgeResult r = fenced.purge(purged, after == null ? bounded : bounded.withStartAfter(after));
+                cursor.set(r.resumeAfter().orElse(null));
+                removed.addAndGet(r.removed());
                 purges.incrementAndGet();
             } catch (Throwable e) {
                 purgeFailure.compareAndSet(null, e);
             }
-        }, 1, 1, TimeUnit.SECONDS);
+        }, 200, 200, TimeUnit.MILLISECONDS);
         AsyncFencedFirestore async = fenced.async();
         try {
-            System.out.printf("%-5s %-9s %-8s | %-34s | %-34s%n", "round", "purged", "purges", "churn_none: documents (tombstones)",
-                    "churn_purged: documents (tombstones)");
+            // Each round deletes every document it creates, so what a collection holds after a round is tombstones.
+            System.out.printf("%-5s %-9s %-7s | %-22s | %-22s%n", "round", "purged", "purges", "churn_none: documents", "churn_purged: documents");
             for (int r = 0; r < rounds; r++) {
                 long first = (long) r * keys;
                 long t0 = System.nanoTime();
                 for (CollectionReference c : List.of(none, purged)) {
-                    windowed(keys, i -> {
+                    windowed(keys, 64, i -> {
                         String id = "o" + (first + i);
                         // A fence from this host's clock, the emulator's too: above the horizon when it is sent.
                         FenceToken fence = FenceToken.of(ClockFloor.floorAtMicros(nowMicros()));
                         return async.set(c.document(id), fence, BODY).thenCompose(set -> {
+                            if (set instanceof WriteOutcome.Stale s && s.reason() == WriteOutcome.Stale.Reason.BELOW_HORIZON) {
+                                refused.incrementAndGet(); // rule 1's price: nothing was created, so nothing to delete
+                                return CompletableFuture.completedFuture(null);
+                            }
                             requireApplied(set, "set " + id);
-                            return async.delete(c.document(id), fence);
-                        }).thenAccept(deleted -> requireApplied(deleted, "delete " + id));
+                            return async.delete(c.document(id), fence).thenAccept(deleted -> requireApplied(deleted, "delete " + id));
+                        });
                     });
                 }
                 double roundSecs = secs(t0);
-                System.out.printf(Locale.ROOT, "%-5d %-9s %-8d | %,12d (%,12d)        | %,12d (%,12d)        (round %.1f s)%n", r + 1,
-                        String.format(Locale.ROOT, "%,d", removed.get()), purges.get(), count(none), count(tombstonesOf(none)), count(purged),
-                        count(tombstonesOf(purged)), roundSecs);
+                System.out.printf(Locale.ROOT, "%-5d %-9s %-7d | %,22d | %,22d   (round %.1f s)%n", r + 1,
+                        String.format(Locale.ROOT, "%,d", removed.get()), purges.get(), count(none), count(purged), roundSecs);
                 if (purgeFailure.get() != null) {
                     throw new IllegalStateException("the scheduled purge failed", purgeFailure.get());
                 }
@@ -256,7 +285,7 @@ final class FirestoreStorage {
             schedule.shutdownNow();
             schedule.awaitTermination(1, TimeUnit.MINUTES);
         }
-        System.out.printf(Locale.ROOT, "churn done; load %s%n", load());
+        System.out.printf(Locale.ROOT, "churn done; creates refused below the horizon: %,d; load %s%n", refused.get(), load());
     }
 
     // --- helpers ---------------------------------------------------------------------------------------------

@@ -64,7 +64,7 @@ import java.util.function.Supplier;
  *   <li>{@code firestore}: on the Firestore emulator ({@link FirestoreStorage}), F documents created, deleted
  *       with fenced deletes and purged, in R rounds; FL lock documents acquired, released and purged; and the
  *       churn on two collections, one purged every second. The emulator has no storage-size API: it counts
- *       documents.</li>
+ *       documents. {@code fs-tombstones}, {@code fs-locks} and {@code fs-churn} run one of the three.</li>
  * </ol>
  * Arguments: {@code [parts=pg,locks,redis,churn] [n=1000000] [lockKeys=100000] [churnRounds=10]
  * [churnKeys=5000] [threads=4] [redisMarginSeconds=120] [firestoreN=50000] [firestoreRounds=3]
@@ -112,8 +112,10 @@ public final class StorageBenchmark {
         if (parts.contains("redis")) {
             redis(n, redisMargin);
         }
-        if (parts.contains("firestore")) {
-            FirestoreStorage.run(firestoreN, firestoreRounds, firestoreLockKeys, rounds, churnKeys);
+        if (parts.contains("firestore") || parts.contains("fs-tombstones") || parts.contains("fs-locks") || parts.contains("fs-churn")) {
+            boolean all = parts.contains("firestore");
+            FirestoreStorage.run(all || parts.contains("fs-tombstones") ? firestoreN : 0, firestoreRounds,
+                    all || parts.contains("fs-locks") ? firestoreLockKeys : 0, all || parts.contains("fs-churn") ? rounds : 0, churnKeys);
         }
         System.out.printf("done; load %s%n", load());
     }
@@ -305,7 +307,12 @@ public final class StorageBenchmark {
 
     /** Runs {@code op(i)} for i in 1..n with at most 256 calls in flight; fails on the first failure. */
     static void windowed(int n, java.util.function.IntFunction<CompletionStage<?>> op) throws Exception {
-        Semaphore window = new Semaphore(256);
+        windowed(n, 256, op);
+    }
+
+    /** Runs {@code op(i)} for i in 1..n with at most {@code inFlight} calls in flight; fails on the first failure. */
+    static void windowed(int n, int inFlight, java.util.function.IntFunction<CompletionStage<?>> op) throws Exception {
+        Semaphore window = new Semaphore(inFlight);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         for (int i = 1; i <= n && failure.get() == null; i++) {
             window.acquire();
@@ -316,7 +323,7 @@ public final class StorageBenchmark {
                 window.release();
             });
         }
-        window.acquire(256);
+        window.acquire(inFlight);
         if (failure.get() != null) {
             throw new IllegalStateException("a call failed", failure.get());
         }
