@@ -61,9 +61,14 @@ import java.util.function.Supplier;
  *       private {@code redis-server}; {@code used_memory} and {@code DBSIZE} until the records have expired.</li>
  *   <li>{@code churn}: K rounds of M keys created and deleted on three PostgreSQL tables: no purge, a purge
  *       every second plus {@code VACUUM} after each round, a purge every second with autovacuum alone.</li>
+ *   <li>{@code firestore}: on the Firestore emulator ({@link FirestoreStorage}), F documents created, deleted
+ *       with fenced deletes and purged, in R rounds; FL lock documents acquired, released and purged; and the
+ *       churn on two collections, one purged every second. The emulator has no storage-size API: it counts
+ *       documents. {@code fs-tombstones}, {@code fs-locks} and {@code fs-churn} run one of the three.</li>
  * </ol>
  * Arguments: {@code [parts=pg,locks,redis,churn] [n=1000000] [lockKeys=100000] [churnRounds=10]
- * [churnKeys=5000] [threads=4] [redisMarginSeconds=120]}.
+ * [churnKeys=5000] [threads=4] [redisMarginSeconds=120] [firestoreN=50000] [firestoreRounds=3]
+ * [firestoreLockKeys=10000]}.
  */
 public final class StorageBenchmark {
 
@@ -83,6 +88,9 @@ public final class StorageBenchmark {
         int churnKeys = args.length > 4 ? Integer.parseInt(args[4]) : 5_000;
         int threads = args.length > 5 ? Integer.parseInt(args[5]) : 4;
         Duration redisMargin = Duration.ofSeconds(args.length > 6 ? Long.parseLong(args[6]) : 120);
+        int firestoreN = args.length > 7 ? Integer.parseInt(args[7]) : 50_000;
+        int firestoreRounds = args.length > 8 ? Integer.parseInt(args[8]) : 3;
+        int firestoreLockKeys = args.length > 9 ? Integer.parseInt(args[9]) : 10_000;
         System.out.printf(Locale.ROOT, "StorageBenchmark %s: n=%,d lockKeys=%,d churn %d x %,d keys, %d threads, horizon %s, "
                 + "margin %s (Redis %s); load %s%n", parts, n, lockKeys, rounds, churnKeys, threads, H, M, redisMargin, load());
         if (parts.contains("pg") || parts.contains("locks") || parts.contains("churn")) {
@@ -103,6 +111,11 @@ public final class StorageBenchmark {
         }
         if (parts.contains("redis")) {
             redis(n, redisMargin);
+        }
+        if (parts.contains("firestore") || parts.contains("fs-tombstones") || parts.contains("fs-locks") || parts.contains("fs-churn")) {
+            boolean all = parts.contains("firestore");
+            FirestoreStorage.run(all || parts.contains("fs-tombstones") ? firestoreN : 0, firestoreRounds,
+                    all || parts.contains("fs-locks") ? firestoreLockKeys : 0, all || parts.contains("fs-churn") ? rounds : 0, churnKeys);
         }
         System.out.printf("done; load %s%n", load());
     }
@@ -293,8 +306,13 @@ public final class StorageBenchmark {
     }
 
     /** Runs {@code op(i)} for i in 1..n with at most 256 calls in flight; fails on the first failure. */
-    private static void windowed(int n, java.util.function.IntFunction<CompletionStage<?>> op) throws Exception {
-        Semaphore window = new Semaphore(256);
+    static void windowed(int n, java.util.function.IntFunction<CompletionStage<?>> op) throws Exception {
+        windowed(n, 256, op);
+    }
+
+    /** Runs {@code op(i)} for i in 1..n with at most {@code inFlight} calls in flight; fails on the first failure. */
+    static void windowed(int n, int inFlight, java.util.function.IntFunction<CompletionStage<?>> op) throws Exception {
+        Semaphore window = new Semaphore(inFlight);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         for (int i = 1; i <= n && failure.get() == null; i++) {
             window.acquire();
@@ -305,7 +323,7 @@ public final class StorageBenchmark {
                 window.release();
             });
         }
-        window.acquire(256);
+        window.acquire(inFlight);
         if (failure.get() != null) {
             throw new IllegalStateException("a call failed", failure.get());
         }
@@ -472,18 +490,18 @@ public final class StorageBenchmark {
         }
     }
 
-    private static void requireApplied(WriteOutcome outcome, String what) {
+    static void requireApplied(WriteOutcome outcome, String what) {
         if (!outcome.isApplied()) {
             throw new IllegalStateException(what + ": " + outcome);
         }
     }
 
-    private static double secs(long t0) {
+    static double secs(long t0) {
         return (System.nanoTime() - t0) / 1e9;
     }
 
     /** The 1, 5 and 15 minute load averages. */
-    private static String load() {
+    static String load() {
         try {
             String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
             return f[0] + " " + f[1] + " " + f[2];
