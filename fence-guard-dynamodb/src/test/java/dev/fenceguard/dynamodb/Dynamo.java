@@ -29,7 +29,11 @@ final class Dynamo {
         return client(TestDynamoDb.server().endpoint(), null);
     }
 
-    /** A client of {@code endpoint}; {@code sent}, if not null, counts the requests it sends. */
+    /**
+     * A client of {@code endpoint}; {@code sent}, if not null, counts the calls made through it: one per
+     * operation, whatever the SDK's retries (dynalite's Node.js server closes connections idle for 5 s, and the
+     * SDK resends a request that met a closed pooled connection, so HTTP attempts are not a stable count).
+     */
     static DynamoDbAsyncClient client(URI endpoint, AtomicInteger sent) {
         var builder = DynamoDbAsyncClient.builder()
                 .endpointOverride(endpoint)
@@ -39,7 +43,7 @@ final class Dynamo {
         if (sent != null) {
             builder.overrideConfiguration(c -> c.executionInterceptors(List.of(new ExecutionInterceptor() {
                 @Override
-                public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+                public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
                     sent.incrementAndGet();
                 }
             })));

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
-/** The fenced writes' outcomes, tombstones and refusals on the test DynamoDB, counting the requests each sends. */
+/** The fenced writes' outcomes, tombstones and refusals on the test DynamoDB, counting the calls each makes. */
 class FencedDynamoDbTest {
 
     private static final AtomicInteger SENT = new AtomicInteger();
@@ -118,7 +118,7 @@ class FencedDynamoDbTest {
             assertThatThrownBy(() -> ItemKey.of(TABLE, "id", true)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("must be a string, a number or bytes");
         });
-        assertThat(sent).as("requests sent for bad input").isZero();
+        assertThat(sent).as("calls made for bad input").isZero();
         assertThat(read(item)).isNull();
     }
 
