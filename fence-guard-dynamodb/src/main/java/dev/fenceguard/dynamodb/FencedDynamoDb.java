@@ -1,0 +1,144 @@
+package dev.fenceguard.dynamodb;
+
+import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.dynamodb.internal.DynamoDbErrors;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Fenced writes to DynamoDB items: each is one conditional write that changes the data and the item's
+ * fence attribute ({@code _fence}, a number by default or the 15-character text form) only if the
+ * {@link dev.fenceguard.core.FencePolicy} admits the presented fence; a missing fence counts as 0. Get one
+ * from {@link FenceGuardDynamoDb#fencedWrites()}.
+ *
+ * <pre>{@code
+ * FencedDynamoDb fenced = FenceGuardDynamoDb.builder(client).build().fencedWrites();
+ * ItemKey order = ItemKey.of("orders", "id", "42");
+ * WriteOutcome paid = fenced.update(order, lease.fence(), Map.of("status", "paid"));
+ * }</pre>
+ *
+ * <p><b>Two faces.</b> Every call here is a wait on {@link #async()}, bounded by the call timeout
+ * ({@link FenceGuardDynamoDb.Builder#withCallTimeout}); see {@link AsyncFencedDynamoDb} for how a write runs.
+ *
+ * <p><b>Values.</b> Attributes are a {@code Map<String, ?>} of {@code AttributeValue}s or plain values
+ * ({@code String}, {@code Number}, {@code Boolean}, bytes), copied when the call is made.
+ *
+ * <p><b>Tombstones.</b> A deleted item is replaced by a tombstone {@code {key, _fence: f, _deleted: true}}
+ * that keeps the fence, so a zombie's {@link #put} cannot bring it back; your reads should skip items with
+ * {@code _deleted}. A fenced delete of an item that never existed writes a tombstone too, and so does a
+ * {@link #claim} of an absent item. Once an item has seen fence {@code f}, no call here with an older fence
+ * changes it. Do not give tombstones a DynamoDB TTL shorter than the longest a writer may pause
+ * (docs/dynamodb.md).
+ *
+ * <p><b>Lock items are not resources.</b> Every call refuses an item of the lock table (and of the tables
+ * named with {@link FenceGuardDynamoDb.Builder#withOtherLockTables}) with an {@link IllegalArgumentException}
+ * before any I/O.
+ *
+ * <p>Immutable and thread-safe.
+ *
+ * @since 0.1
+ */
+public final class FencedDynamoDb {
+
+    private final AsyncFencedDynamoDb async;
+
+    FencedDynamoDb(AsyncFencedDynamoDb async) {
+        this.async = async;
+    }
+
+    /**
+     * The non-blocking face of these writes: the same calls, each returning a {@code CompletionStage} at
+     * once. The blocking calls here wait on it.
+     *
+     * @since 0.1
+     */
+    public AsyncFencedDynamoDb async() {
+        return async;
+    }
+
+    /**
+     * Gets these writes ready for their first call: strongly consistent reads of the item {@code warm-up} of
+     * the lock table (no lock key maps to it, and nothing writes it), which open the HTTP connection and load
+     * the SDK's request path, and a first handling of each outcome. Writes nothing. Bounded by the call timeout.
+     *
+     * @throws dev.fenceguard.core.FenceGuardException {@code UNAVAILABLE} if DynamoDB cannot be reached,
+     *     {@code TIMEOUT} if it does not answer within the call timeout
+     * @since 0.1
+     */
+    public void warmUp() {
+        DynamoDbErrors.join(async.warmUp(), null, "warm-up");
+    }
+
+    /**
+     * Updates attributes of an existing, not deleted item if the policy admits {@code fence}: one
+     * {@code UpdateItem} conditioned on the item existing, not being a tombstone, and the rule. Never creates
+     * an item or a tombstone.
+     *
+     * @return {@code Applied}; {@code Stale(stored)} if the policy refuses {@code fence} (a tombstone's fence
+     *     counts); {@code NotFound} if the item does not exist or is a tombstone the policy admits {@code fence} against
+     * @throws IllegalArgumentException if {@code values} is empty, names the fence, deleted or a key attribute,
+     *     holds a value of an unsupported type, or if {@code item} is in a lock table, before any I/O
+     * @throws NullPointerException if an argument is null
+     * @throws dev.fenceguard.core.FenceGuardException if DynamoDB fails or does not answer within the call
+     *     timeout ({@code TIMEOUT}; the write may still have been applied)
+     * @since 0.1
+     */
+    public WriteOutcome update(ItemKey item, FenceToken fence, Map<String, ?> values) {
+        return wait(async.update(item, fence, values), item, "update");
+    }
+
+    /**
+     * Creates or replaces the whole item ({@code PutItem}) if the policy admits {@code fence}. A tombstone is
+     * replaced (the item comes back) only by an admitted fence.
+     *
+     * @return {@code Applied}, or {@code Stale(stored)} (a tombstone's fence counts)
+     * @throws IllegalArgumentException as {@link #update}, before any I/O
+     * @throws NullPointerException if an argument is null
+     * @throws dev.fenceguard.core.FenceGuardException as {@link #update}
+     * @since 0.1
+     */
+    public WriteOutcome put(ItemKey item, FenceToken fence, Map<String, ?> values) {
+        return wait(async.put(item, fence, values), item, "put");
+    }
+
+    /**
+     * Records {@code fence} on the item without changing its data. Do this right after acquiring a lock and
+     * <em>before</em> reading the item for a read-modify-write: from then on a zombie's write is refused. On an
+     * absent or deleted item an admitted fence is recorded on its tombstone (created if the item never
+     * existed; a second write) and the answer is {@code NotFound}.
+     *
+     * @return {@code Applied}; {@code Stale(stored)}; {@code NotFound} (absent or deleted; fence recorded on the tombstone)
+     * @throws IllegalArgumentException if {@code item} is in a lock table, before any I/O
+     * @throws NullPointerException if an argument is null
+     * @throws dev.fenceguard.core.FenceGuardException as {@link #update}
+     * @since 0.1
+     */
+    public WriteOutcome claim(ItemKey item, FenceToken fence) {
+        return wait(async.claim(item, fence), item, "claim");
+    }
+
+    /**
+     * Replaces the item by a tombstone holding {@code fence} ({@code PutItem}), if the policy admits it:
+     * whether the item exists, is already a tombstone (its fence is raised) or never existed.
+     *
+     * @return {@code Applied} (the item reads as absent and its tombstone holds {@code fence}), or {@code Stale(stored)}
+     * @throws IllegalArgumentException if {@code item} is in a lock table, before any I/O
+     * @throws NullPointerException if an argument is null
+     * @throws dev.fenceguard.core.FenceGuardException as {@link #update}
+     * @since 0.1
+     */
+    public WriteOutcome delete(ItemKey item, FenceToken fence) {
+        return wait(async.delete(item, fence), item, "delete");
+    }
+
+    private static WriteOutcome wait(CompletionStage<WriteOutcome> stage, ItemKey item, String operation) {
+        return DynamoDbErrors.join(stage, Objects.toString(item), operation);
+    }
+
+    @Override
+    public String toString() {
+        return "FencedDynamoDb[" + async + "]";
+    }
+}

@@ -1,0 +1,2 @@
+/** fence-guard for Amazon DynamoDB: lock backend and fenced item writes. */
+package dev.fenceguard.dynamodb;
