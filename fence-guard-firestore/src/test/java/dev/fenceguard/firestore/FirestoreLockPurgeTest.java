@@ -135,4 +135,47 @@ class FirestoreLockPurgeTest {
         DocumentReference any = b.documentOf("k0");
         assertThat(any.getParent().get().get().isEmpty()).isTrue();
     }
+
+    /**
+     * A purge starts each batch and each removal from the callback of an earlier one. It must start them in the
+     * context the purge was called in, not in that callback's: gRPC's context storage (the Firestore SDK installs
+     * OpenTelemetry's) may make a child of the current context each time one is attached, so work started in the
+     * last step's context grew a chain of contexts step by step, held until the purge returned (gRPC logged
+     * "Context ancestry chain length is abnormally long" in a 50,000-document purge). Measured here as the depth
+     * ({@code generation}) of the gRPC context current where each batch reports what it removed, over 300
+     * one-document batches: it must not grow with the batches.
+     */
+    @Test
+    void aLongPurgeDoesNotGrowAChainOfGrpcContexts() throws Exception {
+        java.lang.reflect.Field generation = io.grpc.Context.class.getDeclaredField("generation");
+        generation.setAccessible(true);
+        List<Integer> depths = new java.util.concurrent.CopyOnWriteArrayList<>();
+        dev.fenceguard.core.LockMetrics depthAtEachBatch = new dev.fenceguard.core.LockMetrics() {
+            @Override
+            public void purged(String store, String kind, long removed) {
+                try {
+                    depths.add(generation.getInt(io.grpc.Context.current()));
+                } catch (IllegalAccessException e) {
+                    throw new AssertionError(e);
+                }
+            }
+        };
+        FenceGuardFirestore fg = FenceGuardFirestore.builder(DB).withLockCollection("locks_long")
+                .withFenceStrategy(FenceStrategy.CLOCK_FLOORED).withClockMargin(Duration.ZERO).withMetrics(depthAtEachBatch).build();
+        int documents = 300;
+        com.google.cloud.firestore.WriteBatch batch = DB.batch();
+        for (int k = 0; k < documents; k++) {
+            batch.set(fg.lockBackend().documentOf("free-" + k), Map.of("key", "free-" + k, "fence", 3L, "acquiredAtMillis", 0L));
+        }
+        batch.commit().get();
+
+        PurgeResult r = fg.purgeLocks(Purge.ofDefaults().withBatchSize(1));
+
+        assertThat(r.removed()).isEqualTo(documents);
+        assertThat(depths).hasSize(documents); // one per batch that removed something
+        assertThat(depths.stream().mapToInt(Integer::intValue).max().orElseThrow())
+                .as("gRPC context depth where each of %d batches ended, first %s, last %s", depths.size(), depths.get(0),
+                        depths.get(depths.size() - 1))
+                .isLessThan(depths.get(0) + 10);
+    }
 }
