@@ -33,12 +33,29 @@ def pipe(cmds, check):
     for i in range(0,len(cmds),500):
         b=cmds[i:i+500]; sock.sendall(b''.join(enc(*c) for c in b))
         for c in b: check(read())
+# 'split': acquire.lua with the common path's three numbers printed as two '%d' halves below 1e9 (format_cost.lua
+# prices the forms) and math.floor / string.format held in locals: what is left to gain in its Lua (derived here).
+def split(a):
+    b=a.replace("local t = redis.call('TIME')", """local floor, format = math.floor, string.format
+local function digits(n)
+  local hi = floor(n / 1000000000)
+  if hi == 0 then
+    return format('%d', n)
+  end
+  return format('%d%09d', hi, n - hi * 1000000000)
+end
+local t = redis.call('TIME')""", 1)
+    b=b.replace("local s = string.format('%.0f', start)\nlocal e = string.format('%.0f', expiry)", "local s = digits(start)\nlocal e = digits(expiry)")
+    b=b.replace("string.format('%.0f', keep + ", "digits(keep + ")
+    b=b.replace('math.floor(', 'floor(').replace('string.format(', 'format(')
+    assert b.count('digits(')==4, 'acquire.lua changed: update split()'
+    return b
 scripts={'acquire':load('acquire'),'release':load('release')}
 for extra in EXTRA:  # name=path
     n,p=extra.split('=')
     # 'nopcall': acquire.lua itself with its one pcall made a plain call (derived here rather than copied).
     scripts[n]=load('acquire').replace("local ok, counter = pcall(redis.call, 'SET'", "local ok, counter = true, redis.call('SET'") \
-        if p=='nopcall' else open(p).read()
+        if p=='nopcall' else split(load('acquire')) if p=='split' else open(p).read()
     for k,v in V.items(): scripts[n]=scripts[n].replace('${'+k+'}',v)
 MIN="if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return redis.call('INCR', KEYS[2]) end return 0"
 CAD="if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"

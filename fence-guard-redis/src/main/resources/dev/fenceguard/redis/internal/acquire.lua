@@ -12,12 +12,67 @@
 -- Returns {status, fence, expiry server ms}: status 1 acquired, 0 held, -1 fences exhausted (fence = last),
 -- -2 the server clock did not advance while the script waited for it (no lock taken).
 -- Numbers stay below 2^53, so Lua's doubles hold them exactly; '%.0f' avoids exponent notation.
-local function micros()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+-- Cost (issue #31, docs/BENCHMARKS.md): the server runs this on every acquisition, so the common path (a
+-- clock-floored key that is free and whose counter is behind the floor) is written out inline, ahead of
+-- any local function: Lua makes a new closure each time a 'local function' statement runs, and the common
+-- path needs none of them. Each number it sends is formatted once and the text reused (the fence goes
+-- into the lock value and the counter, the expiry into the lock value and PXAT).
+local t = redis.call('TIME')
+local us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local ttl = tonumber(ARGV[2])
+local expiry = math.floor(us / 1000) + ttl
+
+if not ${FLOORED} then
+  if redis.call('EXISTS', KEYS[1]) == 1 then
+    return {0, 0, expiry}
+  end
+  local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+  if last + 1 > ${MAX_FENCE} then
+    return {-1, last, expiry}
+  end
+  local f = string.format('%.0f', last + 1)
+  local e = string.format('%.0f', expiry)
+  redis.call('SET', KEYS[1], ARGV[1] .. ':' .. f .. ':' .. e, 'NX', 'PXAT', e)
+  redis.call('SET', KEYS[2], f)
+  return {1, last + 1, expiry}
 end
-local function floor_at(us)
-  return math.floor((us - ${EPOCH_US}) / ${US_PER_FENCE})
+
+-- Clock-floored. The common case takes three commands: TIME, the lock (SET NX, which is also the "held"
+-- check) and the counter (SET .. GET PXAT, which reads the last fence while it writes the guess and its
+-- expiry). The guess is the floor of this instant, the fence the rules below give whenever the counter
+-- exists and is behind the floor, as it is unless the key was locked within this tick, its counter was
+-- lost (or expired), or the clock went back. Otherwise the fence is worked out from the counter read and both keys are written again;
+-- nobody sees the guess, as a script runs alone.
+local start = math.floor((us - ${EPOCH_US}) / ${US_PER_FENCE})
+if start > ${MAX_FENCE} then
+  return {-1, start, expiry}
+end
+local s = string.format('%.0f', start)
+local e = string.format('%.0f', expiry)
+if not redis.call('SET', KEYS[1], ARGV[1] .. ':' .. s .. ':' .. e, 'NX', 'PXAT', e) then
+  return {0, 0, expiry}
+end
+-- The instant (server ms) the counter may expire (the rule above): the later of the lease's end and the
+-- first millisecond whose every tick exceeds the fence, plus the margin.
+local keep = ${EPOCH_MS} + math.floor(start / ${PER_MS}) + 1
+if expiry > keep then
+  keep = expiry
+end
+local ok, counter = pcall(redis.call, 'SET', KEYS[2], s, 'GET', 'PXAT', string.format('%.0f', keep + ${MARGIN_MS}))
+if ok and counter then
+  local last = tonumber(counter)
+  if last and last < start then
+    return {1, start, expiry}
+  end
+end
+
+-- Not the common case: the helpers below exist from here on only.
+local function micros()
+  local now = redis.call('TIME')
+  return tonumber(now[1]) * 1000000 + tonumber(now[2])
+end
+local function floor_at(at)
+  return math.floor((at - ${EPOCH_US}) / ${US_PER_FENCE})
 end
 local function text(n)
   return string.format('%.0f', n)
@@ -30,40 +85,6 @@ local function keep_until(f, lease_end)
   end
   return above + ${MARGIN_MS}
 end
-local ttl = tonumber(ARGV[2])
-local us = micros()
-local expiry = math.floor(us / 1000) + ttl
-local function lock(fence, mode)
-  return redis.call('SET', KEYS[1], ARGV[1] .. ':' .. text(fence) .. ':' .. text(expiry), mode, 'PXAT', expiry)
-end
-
-if not ${FLOORED} then
-  if redis.call('EXISTS', KEYS[1]) == 1 then
-    return {0, 0, expiry}
-  end
-  local last = tonumber(redis.call('GET', KEYS[2]) or '0')
-  if last + 1 > ${MAX_FENCE} then
-    return {-1, last, expiry}
-  end
-  lock(last + 1, 'NX')
-  redis.call('SET', KEYS[2], text(last + 1))
-  return {1, last + 1, expiry}
-end
-
--- Clock-floored. The common case takes three commands: TIME, the lock (SET NX, which is also the "held"
--- check) and the counter (SET .. GET PXAT, which reads the last fence while it writes the guess and its
--- expiry). The guess is the floor of this instant, the fence the rules below give whenever the counter
--- exists and is behind the floor, as it is unless the key was locked within this tick, its counter was
--- lost (or expired), or the clock went back. Otherwise the fence is worked out from the counter read and both keys are written again;
--- nobody sees the guess, as a script runs alone.
-local start = floor_at(us)
-if start > ${MAX_FENCE} then
-  return {-1, start, expiry}
-end
-if not lock(start, 'NX') then
-  return {0, 0, expiry}
-end
-local ok, counter = pcall(redis.call, 'SET', KEYS[2], text(start), 'GET', 'PXAT', text(keep_until(start, expiry)))
 if not ok then
   -- Not a string counter: leave no lock behind and report the server's error.
   redis.call('DEL', KEYS[1])
@@ -87,9 +108,6 @@ if not last then
   undo()
   -- A code of fence-guard's own: RedisErrors gives its fixed wording, as it copies no error text.
   return redis.error_reply('FGCOUNTER the fence counter does not hold a number')
-end
-if counter and last < start then
-  return {1, start, expiry}
 end
 
 -- Two rules make the floor strictly rise across data loss (see FenceStrategy.CLOCK_FLOORED):
@@ -125,6 +143,8 @@ if nextf > ${MAX_FENCE} then
   return {-1, last, expiry}
 end
 expiry = math.floor(us / 1000) + ttl
-lock(nextf, 'XX')
-redis.call('SET', KEYS[2], text(nextf), 'PXAT', text(keep_until(nextf, expiry)))
+local f = text(nextf)
+local x = text(expiry)
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. f .. ':' .. x, 'XX', 'PXAT', x)
+redis.call('SET', KEYS[2], f, 'PXAT', text(keep_until(nextf, expiry)))
 return {1, nextf, expiry}

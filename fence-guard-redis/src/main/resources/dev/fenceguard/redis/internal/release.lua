@@ -9,13 +9,18 @@
 -- release's own plus the margin, so a counter never outlives a release by more than the margin; if it has
 -- passed already (a lease held longer than the margin), the counter goes at once, as the rule allows. FLOORED,
 -- EPOCH_MS, PER_MS, MARGIN_MS and LEGACY_RESTORE_MS are filled in when the script is loaded.
+-- Cost (issue #31): the holder's check compares the value's first bytes with the id and looks for the ':'
+-- after them by its byte, and the fence is read from the position after it, so that the common path builds
+-- no 'id:' string to compare with and runs no pattern over the id. A lock id holds no ':' (base64url), so
+-- this reads the same fence as matching '^[^:]*:(%d+)' did.
 local v = redis.call('GETDEL', KEYS[1])
 if not v then
   return 0
 end
-if string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. ':' then
+local n = #ARGV[1]
+if string.byte(v, n + 1) == 58 and string.sub(v, 1, n) == ARGV[1] then -- 58: ':'
   if ${FLOORED} then
-    local f = tonumber(string.match(v, '^[^:]*:(%d+)'))
+    local f = tonumber(string.match(v, '^%d+', n + 2))
     if f then
       redis.call('PEXPIREAT', KEYS[2], string.format('%.0f', ${EPOCH_MS} + math.floor(f / ${PER_MS}) + 1 + ${MARGIN_MS}))
     end
