@@ -29,8 +29,12 @@ final class Calls {
     /** {@link #bounded(TimeSource, Duration, LockKey, String, Supplier, Consumer)} for a call about no key ({@code key} null). */
     static <T> CompletableFuture<T> bounded(TimeSource time, Duration timeout, String key, String operation,
             Supplier<? extends CompletionStage<T>> call, Consumer<T> late) {
-        return Timer.bounded(onExpiry -> bound(time, timeout, onExpiry), () -> new FenceGuardException(ErrorCode.TIMEOUT,
-                key, operation + " got no answer within " + timeout + "; gave up waiting"), call, late);
+        Supplier<FenceGuardException> timedOut = () -> new FenceGuardException(ErrorCode.TIMEOUT,
+                key, operation + " got no answer within " + timeout + "; gave up waiting");
+        if (time == SystemTimeSource.INSTANCE) {
+            return Timer.bounded(timeout, timedOut, call, late); // no arming function made per call
+        }
+        return Timer.bounded(onExpiry -> bound(time, timeout, onExpiry), timedOut, call, late);
     }
 
     /**

@@ -45,7 +45,11 @@ public final class Lease implements AutoCloseable {
     private volatile long deadlineNanos;
     /** The withLock this lease serves, if any: the parent of its renewals and release, told of its loss. */
     private volatile WithLockRun run;
-    private final CompletableFuture<LossCause> lost = new CompletableFuture<>();
+    /**
+     * What {@link #whenLost()} hangs off, made by the first of whenLost and the loss that needs it: most leases
+     * are released unasked, and a future made for each was an allocation per acquisition (issue #31).
+     */
+    private volatile CompletableFuture<LossCause> lost;
 
     Lease(AsyncLockClient owner, TimeSource time, LockKey key, LockId lockId, FenceToken fence, Duration ttl,
             Instant expiresAt, long sentAtNanos) {
@@ -122,7 +126,7 @@ public final class Lease implements AutoCloseable {
      * @since 0.1
      */
     public CompletionStage<LossCause> whenLost() {
-        return lost.minimalCompletionStage();
+        return lost().minimalCompletionStage();
     }
 
     /**
@@ -240,7 +244,21 @@ public final class Lease implements AutoCloseable {
 
     /** Completes {@link #whenLost()}; called once the loss has been counted and reported. */
     void signalLost(LossCause why) {
-        lost.complete(why);
+        lost().complete(why);
+    }
+
+    /** The one future of {@link #whenLost()}: whichever of its two users comes first makes it, both get the same. */
+    private CompletableFuture<LossCause> lost() {
+        CompletableFuture<LossCause> f = lost;
+        if (f != null) {
+            return f;
+        }
+        synchronized (this) {
+            if (lost == null) {
+                lost = new CompletableFuture<>();
+            }
+            return lost;
+        }
     }
 
     /**

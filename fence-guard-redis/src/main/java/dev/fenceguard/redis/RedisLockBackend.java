@@ -150,8 +150,9 @@ public final class RedisLockBackend implements LockBackend {
 
     /** The lock key and the fence counter key of {@code key}: the KEYS of the acquire, extend and release scripts. */
     private String[] twoKeys(LockKey key) {
-        String tag = RedisKeys.tag(prefix, key);
-        return new String[] {tag + ":lock", tag + ":fence"};
+        // Each key in one concatenation (the tag is not made on its own): the keys of RedisKeys.lockKey and fenceKey.
+        String escaped = RedisKeys.escape(key.value());
+        return new String[] {prefix + "{" + escaped + "}:lock", prefix + "{" + escaped + "}:fence"};
     }
 
     /** {@code subject} names the key in errors (null for the warm-up), {@code key} the lock WAIT gives back. */

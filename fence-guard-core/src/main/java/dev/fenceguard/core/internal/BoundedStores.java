@@ -106,7 +106,7 @@ public final class BoundedStores {
     private static <T> CompletionStage<T> bounded(Duration timeout, LockKey key, String operation,
             Supplier<? extends CompletionStage<T>> call) {
         String subject = key == null ? null : key.value();
-        return Timer.bounded(onExpiry -> Timer.bound(timeout, onExpiry), () -> new FenceGuardException(ErrorCode.TIMEOUT,
+        return Timer.bounded(timeout, () -> new FenceGuardException(ErrorCode.TIMEOUT,
                 subject, operation + " got no answer within " + timeout + "; gave up waiting"), call, null);
     }
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -25,6 +26,7 @@ public final class Timer {
 
     /** Bounds beyond this (about 73 years) are waited as this, so that deadlines cannot overflow. */
     private static final long LONGEST_NANOS = Long.MAX_VALUE / 4;
+    private static final Duration LONGEST = Duration.ofNanos(LONGEST_NANOS);
 
     private Timer() {}
 
@@ -87,29 +89,81 @@ public final class Timer {
     public static <T> CompletableFuture<T> bounded(Function<Runnable, Bound> arm,
             Supplier<? extends RuntimeException> timedOut, Supplier<? extends CompletionStage<T>> call,
             Consumer<? super T> late) {
-        CompletableFuture<T> out = new CompletableFuture<>();
+        BoundedCall<T> out = new BoundedCall<>(timedOut, late);
         // The bound starts before the request leaves: whoever sees the request sent also sees its timer set.
-        Bound bound = arm.apply(() -> out.completeExceptionally(timedOut.get()));
-        CompletionStage<T> raw;
-        try {
-            raw = Objects.requireNonNull(call.get(), "the store returned no stage");
-        } catch (RuntimeException | Error e) {
-            // An Error too (an assertion, a blocking-call detector): on a timer thread it would otherwise
-            // end the retry or renewal chain silently and leave the caller's stage pending for ever.
-            bound.lift();
-            if (e instanceof VirtualMachineError vm) {
-                throw vm;
-            }
-            return CompletableFuture.failedFuture(e);
+        out.bound = arm.apply(out);
+        return out.send(call);
+    }
+
+    /**
+     * As {@link #bounded(Function, Supplier, Supplier, Consumer)}, bounded by {@code timeout} on the process's
+     * {@link #deadlines()} (what {@link #bound} arms): the bound of nearly every call, with no arming
+     * function and no handle to lift it made per call.
+     */
+    public static <T> CompletableFuture<T> bounded(Duration timeout, Supplier<? extends RuntimeException> timedOut,
+            Supplier<? extends CompletionStage<T>> call, Consumer<? super T> late) {
+        BoundedCall<T> out = new BoundedCall<>(timedOut, late);
+        out.deadline = Holder.DEADLINES.add(System.nanoTime() + nanos(timeout), out);
+        return out.send(call);
+    }
+
+    /**
+     * A bounded call's future, its action at expiry and the callback of its answer in one object: every call
+     * of every store runs through here, and three lambdas beside a future were four allocations per call
+     * (issue #31). Not for users to run: {@link Runnable} and {@link BiConsumer} are its callbacks.
+     */
+    private static final class BoundedCall<T> extends CompletableFuture<T> implements Runnable, BiConsumer<T, Throwable> {
+        private final Supplier<? extends RuntimeException> timedOut;
+        private final Consumer<? super T> late;
+        // One of the two is set, before the call is sent; whenComplete publishes it to the answering thread.
+        private Deadlines.Entry deadline;
+        private Bound bound;
+
+        BoundedCall(Supplier<? extends RuntimeException> timedOut, Consumer<? super T> late) {
+            this.timedOut = timedOut;
+            this.late = late;
         }
-        raw.whenComplete((value, error) -> {
-            bound.lift();
-            boolean taken = error != null ? out.completeExceptionally(unwrap(error)) : out.complete(value);
+
+        CompletableFuture<T> send(Supplier<? extends CompletionStage<T>> call) {
+            CompletionStage<T> raw;
+            try {
+                raw = Objects.requireNonNull(call.get(), "the store returned no stage");
+            } catch (RuntimeException | Error e) {
+                // An Error too (an assertion, a blocking-call detector): on a timer thread it would otherwise
+                // end the retry or renewal chain silently and leave the caller's stage pending for ever.
+                lift();
+                if (e instanceof VirtualMachineError vm) {
+                    throw vm;
+                }
+                return CompletableFuture.failedFuture(e);
+            }
+            raw.whenComplete(this);
+            return this;
+        }
+
+        /** The bound expired. */
+        @Override
+        public void run() {
+            completeExceptionally(timedOut.get());
+        }
+
+        /** The answer. */
+        @Override
+        public void accept(T value, Throwable error) {
+            lift();
+            boolean taken = error != null ? completeExceptionally(unwrap(error)) : complete(value);
             if (!taken && error == null && late != null) {
                 late.accept(value);
             }
-        });
-        return out;
+        }
+
+        private void lift() {
+            if (deadline != null) {
+                Holder.DEADLINES.remove(deadline);
+            } else {
+                bound.lift();
+            }
+        }
     }
 
     /** The exception inside a stage's completion wrapper. */
@@ -118,6 +172,6 @@ public final class Timer {
     }
 
     private static long nanos(Duration d) {
-        return d.compareTo(Duration.ofNanos(LONGEST_NANOS)) > 0 ? LONGEST_NANOS : d.toNanos();
+        return d.compareTo(LONGEST) > 0 ? LONGEST_NANOS : d.toNanos();
     }
 }

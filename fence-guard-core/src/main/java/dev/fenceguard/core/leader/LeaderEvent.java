@@ -25,25 +25,40 @@ sealed interface LeaderEvent {
     static EventPublisher<LeaderEvent> publisher(String name, LeaderMetrics metrics, LeadershipListener listener) {
         Logger log = LoggerFactory.getLogger(LeaderElection.class);
         return EventPublisher.<LeaderEvent>builder("leader election '" + name + "'")
+                // Type tests, not pattern switches: a pattern switch's first run generates a class with the JDK's
+                // class-file API (several ms, inside the first election); see docs/warm-up.md.
                 .subscribe("log", event -> {
-                    switch (event) {
-                        case Elected e -> log.info("leadership '{}': elected, term {}", name, e.term().term().value());
-                        case Revoked r -> log.info("leadership '{}': term {} ended: {}", name, r.term().term().value(), r.why());
+                    if (event instanceof Elected e) {
+                        log.info("leadership '{}': elected, term {}", name, e.term().term().value());
+                    } else if (event instanceof Revoked r) {
+                        log.info("leadership '{}': term {} ended: {}", name, r.term().term().value(), r.why());
+                    } else {
+                        throw unknown(event);
                     }
                 })
                 .subscribeIf(metrics != LeaderMetrics.none(), "LeaderMetrics", event -> {
-                    switch (event) {
-                        case Elected e -> metrics.elected(name, e.term().term().value());
-                        case Revoked r -> metrics.termEnded(name, r.why() != LeadershipListener.Revocation.RESIGNED
+                    if (event instanceof Elected e) {
+                        metrics.elected(name, e.term().term().value());
+                    } else if (event instanceof Revoked r) {
+                        metrics.termEnded(name, r.why() != LeadershipListener.Revocation.RESIGNED
                                 && r.why() != LeadershipListener.Revocation.STOPPED);
+                    } else {
+                        throw unknown(event);
                     }
                 })
                 .subscribe("LeadershipListener", event -> {
-                    switch (event) {
-                        case Elected e -> listener.elected(e.term());
-                        case Revoked r -> listener.revoked(r.term(), r.why());
+                    if (event instanceof Elected e) {
+                        listener.elected(e.term());
+                    } else if (event instanceof Revoked r) {
+                        listener.revoked(r.term(), r.why());
+                    } else {
+                        throw unknown(event);
                     }
                 })
                 .build();
+    }
+
+    private static IllegalStateException unknown(LeaderEvent event) {
+        return new IllegalStateException("unknown leader event " + event);
     }
 }

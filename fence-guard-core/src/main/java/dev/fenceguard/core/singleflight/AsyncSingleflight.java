@@ -270,22 +270,25 @@ public final class AsyncSingleflight {
                 } else if (led.isEmpty()) {
                     waitForOthers(); // held by another process's flight
                 } else {
-                    switch (led.get()) {
-                        case Led.Published p -> {
-                            events.publish(new SingleflightEvent.Led(SingleflightMetrics.LedOutcome.PUBLISHED));
-                            if (waitStart >= 0) {
-                                events.publish(new SingleflightEvent.Waited(SingleflightMetrics.WaitOutcome.TOOK_OVER, waited()));
-                            }
-                            out.complete(p.value());
+                    // Type tests, not a pattern switch (here and in underLease): a pattern switch's first run
+                    // generates a class with the JDK's class-file API, several ms inside a user's first flight.
+                    Led outcome = led.get();
+                    if (outcome instanceof Led.Published p) {
+                        events.publish(new SingleflightEvent.Led(SingleflightMetrics.LedOutcome.PUBLISHED));
+                        if (waitStart >= 0) {
+                            events.publish(new SingleflightEvent.Waited(SingleflightMetrics.WaitOutcome.TOOK_OVER, waited()));
                         }
-                        case Led.Retained r -> answered(r.result());
-                        case Led.Superseded s -> {
-                            log.info("singleflight '{}': a newer flight (fence {}) started while this one ran; its result "
-                                    + "was not published, waiting for the newer one", key, s.newest());
-                            events.publish(new SingleflightEvent.Led(SingleflightMetrics.LedOutcome.SUPERSEDED));
-                            deadline = time.nanoTime() + maxWait.toNanos(); // a fresh wait: the newer flight only began
-                            waitForOthers();
-                        }
+                        out.complete(p.value());
+                    } else if (outcome instanceof Led.Retained r) {
+                        answered(r.result());
+                    } else if (outcome instanceof Led.Superseded s) {
+                        log.info("singleflight '{}': a newer flight (fence {}) started while this one ran; its result "
+                                + "was not published, waiting for the newer one", key, s.newest());
+                        events.publish(new SingleflightEvent.Led(SingleflightMetrics.LedOutcome.SUPERSEDED));
+                        deadline = time.nanoTime() + maxWait.toNanos(); // a fresh wait: the newer flight only began
+                        waitForOthers();
+                    } else {
+                        out.completeExceptionally(new IllegalStateException("unknown flight outcome " + outcome));
                     }
                 }
             });
@@ -293,14 +296,25 @@ public final class AsyncSingleflight {
 
         private CompletionStage<Led> underLease(Lease lease) {
             long fence = lease.fence().value();
-            return calls.begin(key, fence, callTimeout).thenCompose(start -> switch (start) {
-                case FlightStart.Retained r -> CompletableFuture.completedFuture(new Led.Retained(r.result()));
-                case FlightStart.Superseded s -> CompletableFuture.completedFuture(new Led.Superseded(s.newest()));
-                case FlightStart.Started s -> work.apply(lease).thenCompose(bytes ->
-                        calls.publish(key, fence, bytes, retention, callTimeout).thenApply(outcome -> switch (outcome) {
-                            case WriteOutcome.Applied a -> (Led) new Led.Published(bytes);
-                            case WriteOutcome.Stale st -> new Led.Superseded(st.currentFence());
-                            case WriteOutcome.NotFound n -> throw new FenceGuardException(ErrorCode.INTERNAL, key.value(),
+            return calls.begin(key, fence, callTimeout).thenCompose(start -> {
+                if (start instanceof FlightStart.Retained r) {
+                    return CompletableFuture.completedFuture(new Led.Retained(r.result()));
+                }
+                if (start instanceof FlightStart.Superseded s) {
+                    return CompletableFuture.completedFuture(new Led.Superseded(s.newest()));
+                }
+                if (!(start instanceof FlightStart.Started)) {
+                    throw new IllegalStateException("unknown flight start " + start);
+                }
+                return work.apply(lease).thenCompose(bytes ->
+                        calls.publish(key, fence, bytes, retention, callTimeout).thenApply(outcome -> {
+                            if (outcome instanceof WriteOutcome.Applied) {
+                                return (Led) new Led.Published(bytes);
+                            }
+                            if (outcome instanceof WriteOutcome.Stale st) {
+                                return new Led.Superseded(st.currentFence());
+                            }
+                            throw new FenceGuardException(ErrorCode.INTERNAL, key.value(),
                                     "store " + store.name() + " answered NotFound to a publish");
                         }));
             });

@@ -24,12 +24,19 @@ sealed interface SingleflightEvent {
     /** The stream of a singleflight on {@code store}: {@code metrics} subscribes unless it is {@link SingleflightMetrics#none()}. */
     static EventPublisher<SingleflightEvent> publisher(String store, SingleflightMetrics metrics) {
         return EventPublisher.<SingleflightEvent>builder("singleflight on " + store)
+                // Type tests, not a pattern switch: a pattern switch's first run generates a class with the JDK's
+                // class-file API (several ms, inside a user's first flight); see docs/warm-up.md.
                 .subscribeIf(metrics != SingleflightMetrics.none(), "SingleflightMetrics", event -> {
-                    switch (event) {
-                        case Shared s -> metrics.shared(store);
-                        case Led l -> metrics.led(store, l.outcome());
-                        case Waited w -> metrics.waited(store, w.outcome(), w.waited());
-                        case Retained r -> metrics.retained(store);
+                    if (event instanceof Led l) {
+                        metrics.led(store, l.outcome());
+                    } else if (event instanceof Waited w) {
+                        metrics.waited(store, w.outcome(), w.waited());
+                    } else if (event instanceof Shared) {
+                        metrics.shared(store);
+                    } else if (event instanceof Retained) {
+                        metrics.retained(store);
+                    } else {
+                        throw new IllegalStateException("unknown singleflight event " + event);
                     }
                 })
                 .build();

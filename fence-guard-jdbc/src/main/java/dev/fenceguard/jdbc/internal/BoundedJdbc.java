@@ -107,18 +107,21 @@ public final class BoundedJdbc {
         Call<T> call = new Call<>(key, operation, timeout, work);
         call.abort = Timer.bound(timeout.plus(ABORT_GRACE), call::abortIfRunning);
         try {
-            executor.execute(call::run);
+            executor.execute(call);
         } catch (RejectedExecutionException e) {
             call.abort.lift();
-            call.out.completeExceptionally(new FenceGuardException(ErrorCode.UNAVAILABLE, key,
+            call.completeExceptionally(new FenceGuardException(ErrorCode.UNAVAILABLE, key,
                     operation + " was refused by the backend's executor (" + executor + ")", e));
         }
-        return call.out;
+        return call;
     }
 
     /** One call: its future, its connection while it has one, its abort deadline. */
-    private final class Call<T> {
-        final CompletableFuture<T> out = new CompletableFuture<>();
+    /**
+     * One call: its caller's future, the task the executor runs and the time left its work reads, in one
+     * object (issue #31: a future and two method references beside it were three allocations per call).
+     */
+    private final class Call<T> extends CompletableFuture<T> implements Runnable, TimeLeft {
         final String key;
         final String operation;
         final Duration timeout;
@@ -137,19 +140,20 @@ public final class BoundedJdbc {
             this.work = work;
         }
 
-        void run() {
+        @Override
+        public void run() {
             try {
                 Optional<T> result = pastDeadline() ? Optional.empty() : onOwnConnection();
                 if (result.isPresent()) {
-                    out.complete(result.get());
+                    complete(result.get());
                 } else {
-                    out.completeExceptionally(new FenceGuardException(ErrorCode.TIMEOUT, key, operation
+                    completeExceptionally(new FenceGuardException(ErrorCode.TIMEOUT, key, operation
                             + " could not be sent within its timeout of " + timeout.toMillis() + " ms (busy executor or pool)"));
                 }
             } catch (SQLException | RuntimeException e) {
-                out.completeExceptionally(errors.map(e, key, operation));
+                completeExceptionally(errors.map(e, key, operation));
             } catch (Error e) {
-                out.completeExceptionally(new FenceGuardException(ErrorCode.INTERNAL, key,
+                completeExceptionally(new FenceGuardException(ErrorCode.INTERNAL, key,
                         operation + " failed: " + e.getClass().getName(), Redacted.chain(e, 0)));
                 throw e;
             } finally {
@@ -180,7 +184,7 @@ public final class BoundedJdbc {
                     }
                     boolean autoCommit = c.getAutoCommit();
                     try {
-                        T result = work.apply(c, this::millisLeft);
+                        T result = work.apply(c, this);
                         if (!autoCommit) {
                             c.commit();
                         }
@@ -199,7 +203,8 @@ public final class BoundedJdbc {
             }
         }
 
-        private int millisLeft() {
+        @Override
+        public int millis() {
             long left = (deadlineNanos - System.nanoTime()) / 1_000_000;
             return (int) Math.max(1, Math.min(Integer.MAX_VALUE, left));
         }

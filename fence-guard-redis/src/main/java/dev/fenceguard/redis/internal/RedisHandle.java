@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -101,29 +102,49 @@ public final class RedisHandle {
     }
 
     private <T> CompletableFuture<T> send(Script script, ScriptOutputType type, String subject, String[] keys, String... args) {
-        CompletableFuture<T> out = new CompletableFuture<>();
-        dispatch(() -> commands.<T>evalsha(script.sha(), type, keys, args)).whenComplete((value, error) -> {
-            if (error == null) {
-                out.complete(value);
-            } else if (Stages.unwrap(error) instanceof RedisNoScriptException) {
-                dispatch(() -> commands.<T>eval(script.source(), type, keys, args)).whenComplete((again, failure) -> {
-                    if (failure == null) {
-                        out.complete(again);
-                    } else {
-                        out.completeExceptionally(RedisErrors.map(failure, subject, script.name(), args));
-                    }
-                });
-            } else {
-                out.completeExceptionally(RedisErrors.map(error, subject, script.name(), args));
-            }
-        });
+        Sent<T> out = new Sent<>(script, type, subject, keys, args);
+        dispatch(() -> commands.<T>evalsha(script.sha(), type, keys, args)).whenComplete(out);
         return out;
     }
 
     /**
-     * {@code SCRIPT LOAD} of each of {@code scripts}, so that their first EVALSHA finds them; a failure
-     * is mapped, with {@code subject} (may be null) as its key. Unbounded: see {@link #bounded}.
+     * One script call: the caller's future and the callback of its answer ({@link BiConsumer}) in one object,
+     * where a future and a lambda were two allocations per call (issue #31). A script the server does not know
+     * (NOSCRIPT: a restart, a failover, a {@code SCRIPT FLUSH}) is sent again in full with {@code EVAL}.
      */
+    private final class Sent<T> extends CompletableFuture<T> implements BiConsumer<T, Throwable> {
+        private final Script script;
+        private final ScriptOutputType type;
+        private final String subject;
+        private final String[] keys;
+        private final String[] args;
+
+        Sent(Script script, ScriptOutputType type, String subject, String[] keys, String[] args) {
+            this.script = script;
+            this.type = type;
+            this.subject = subject;
+            this.keys = keys;
+            this.args = args;
+        }
+
+        @Override
+        public void accept(T value, Throwable error) {
+            if (error == null) {
+                complete(value);
+            } else if (Stages.unwrap(error) instanceof RedisNoScriptException) {
+                dispatch(() -> commands.<T>eval(script.source(), type, keys, args)).whenComplete((again, failure) -> {
+                    if (failure == null) {
+                        complete(again);
+                    } else {
+                        completeExceptionally(RedisErrors.map(failure, subject, script.name(), args));
+                    }
+                });
+            } else {
+                completeExceptionally(RedisErrors.map(error, subject, script.name(), args));
+            }
+        }
+    }
+
     public CompletableFuture<Void> load(String subject, Script... scripts) {
         CompletableFuture<?>[] loads = new CompletableFuture<?>[scripts.length];
         for (int i = 0; i < scripts.length; i++) {
@@ -152,7 +173,7 @@ public final class RedisHandle {
      * not). The lock, idempotency and flight backends are not bounded here: their callers bound them.
      */
     public static <T> CompletableFuture<T> bounded(CompletableFuture<T> call, Duration timeout, String subject, String operation) {
-        return Timer.bounded(onExpiry -> Timer.bound(timeout, onExpiry), () -> new FenceGuardException(ErrorCode.TIMEOUT, subject,
+        return Timer.bounded(timeout, () -> new FenceGuardException(ErrorCode.TIMEOUT, subject,
                 operation + " got no answer from Redis within " + timeout + "; gave up waiting"), () -> call, null);
     }
 
