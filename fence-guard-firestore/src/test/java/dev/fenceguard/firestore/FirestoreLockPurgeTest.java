@@ -152,6 +152,26 @@ class FirestoreLockPurgeTest {
         List<Integer> depths = new java.util.concurrent.CopyOnWriteArrayList<>();
         dev.fenceguard.core.LockMetrics depthAtEachBatch = new dev.fenceguard.core.LockMetrics() {
             @Override
+            public void acquireAttempt(String backend, dev.fenceguard.core.LockMetrics.AcquireOutcome outcome, Duration latency) {
+            }
+
+            @Override
+            public void held(String backend, Duration holdTime) {
+            }
+
+            @Override
+            public void renewFailed(String backend) {
+            }
+
+            @Override
+            public void highFence(String backend) {
+            }
+
+            @Override
+            public void staleWriteRejected(String resourceType) {
+            }
+
+            @Override
             public void purged(String store, String kind, long removed) {
                 try {
                     depths.add(generation.getInt(io.grpc.Context.current()));
