@@ -22,6 +22,7 @@ import dev.fenceguard.redis.AsyncFencedRedis;
 import dev.fenceguard.redis.FenceGuardRedis;
 import dev.fenceguard.redis.RedisLockBackend;
 import dev.fenceguard.testkit.servers.RedisServers;
+import dev.fenceguard.testkit.servers.TestMariaDb;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -61,22 +62,26 @@ import java.util.function.Supplier;
  *       private {@code redis-server}; {@code used_memory} and {@code DBSIZE} until the records have expired.</li>
  *   <li>{@code churn}: K rounds of M keys created and deleted on three PostgreSQL tables: no purge, a purge
  *       every second plus {@code VACUUM} after each round, a purge every second with autovacuum alone.</li>
+ *   <li>{@code maria}: N resource rows on MariaDB, all deleted with fenced deletes, then {@link FencedWriter#purge};
+ *       InnoDB sizes before, after, after InnoDB's own purge has caught up, and after {@code OPTIMIZE TABLE}.</li>
+ *   <li>{@code maria-churn}: K rounds of M keys created and deleted on two MariaDB tables: no purge, a purge every
+ *       second.</li>
  * </ol>
- * Arguments: {@code [parts=pg,locks,redis,churn] [n=1000000] [lockKeys=100000] [churnRounds=10]
+ * Arguments: {@code [parts=pg,locks,redis,churn,maria,maria-churn] [n=1000000] [lockKeys=100000] [churnRounds=10]
  * [churnKeys=5000] [threads=4] [redisMarginSeconds=120]}.
  */
 public final class StorageBenchmark {
 
     /** The shortest horizon a store accepts: records may go one second after their fence. */
     private static final Duration H = Duration.ofSeconds(1);
-    /** No clock margin on PostgreSQL: the benchmark's clock does not step back (the margin only delays a purge). */
+    /** No clock margin on PostgreSQL and MariaDB: the benchmark's clock does not step back (the margin only delays a purge). */
     private static final Duration M = Duration.ZERO;
     private static final Duration CALL = Duration.ofSeconds(30);
     private static final String BODY_TEXT = "order placed, 1 item, EUR 12.50";
     private static final Assignments BODY = Assignments.of("body", BODY_TEXT);
 
     public static void main(String[] args) throws Exception {
-        Set<String> parts = Set.of((args.length > 0 ? args[0] : "pg,locks,redis,churn").split(","));
+        Set<String> parts = Set.of((args.length > 0 ? args[0] : "pg,locks,redis,churn,maria,maria-churn").split(","));
         int n = args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000;
         int lockKeys = args.length > 2 ? Integer.parseInt(args[2]) : 100_000;
         int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 10;
@@ -103,6 +108,9 @@ public final class StorageBenchmark {
         }
         if (parts.contains("redis")) {
             redis(n, redisMargin);
+        }
+        if (parts.contains("maria") || parts.contains("maria-churn")) {
+            mariaDb(parts, n, rounds, churnKeys, threads);
         }
         System.out.printf("done; load %s%n", load());
     }
@@ -132,7 +140,7 @@ public final class StorageBenchmark {
         System.out.printf(Locale.ROOT, "%,d fenced deletes (%d threads, commit every 1,000): %.1f s, %,.0f/s%n", n, threads, deleteSecs, n / deleteSecs);
         print("N tombstones", size(pool, t, "fence_deleted"), n);
 
-        awaitPurgeable(pool, deleteFence.value());
+        awaitPurgeable(() -> dbTick(pool), deleteFence.value());
         purgeAndVacuum(pool, t, "fence_deleted", n, () -> items.on(pool).purge(bigBatches()));
     }
 
@@ -172,7 +180,7 @@ public final class StorageBenchmark {
             double pairSecs = secs(t0);
             System.out.printf(Locale.ROOT, "%,d acquire + release pairs (%d threads): %.1f s, %,.0f pairs/s%n", keys, threads, pairSecs, keys / pairSecs);
             print("N free lock rows", size(pool, t, "lock_id IS NULL"), keys);
-            awaitPurgeable(pool, highest.get());
+            awaitPurgeable(() -> dbTick(pool), highest.get());
             purgeAndVacuum(pool, t, "lock_id IS NULL", keys, () -> jdbc.purgeLocks(bigBatches()));
         }
     }
@@ -212,11 +220,16 @@ public final class StorageBenchmark {
         print("after VACUUM FULL", size(pool, t, removable), n);
     }
 
+    /** The database's clock floor, {@code tick(now)}. */
+    interface Tick {
+        long now() throws Exception;
+    }
+
     /** Waits (polling the database's clock) until {@code tick(now - H - M)} is above {@code fence}. */
-    private static void awaitPurgeable(HikariDataSource pool, long fence) throws Exception {
+    private static void awaitPurgeable(Tick tick, long fence) throws Exception {
         long ago = H.plus(M).toNanos() / 1000 / ClockFloor.MICROS_PER_FENCE;
         long t0 = System.nanoTime();
-        while (dbTick(pool) - ago <= fence) {
+        while (tick.now() - ago <= fence) {
             Thread.sleep(100);
         }
         System.out.printf(Locale.ROOT, "waited %.1f s for the database clock to pass the horizon%n", secs(t0));
@@ -341,29 +354,13 @@ public final class StorageBenchmark {
                 + "churn_purge_auto (purge every second; autovacuum only)");
         AtomicLong purged = new AtomicLong();
         AtomicReference<Throwable> purgeFailure = new AtomicReference<>();
-        ScheduledExecutorService schedule = Executors.newSingleThreadScheduledExecutor();
-        schedule.scheduleWithFixedDelay(() -> {
-            try {
-                purged.addAndGet(tables.get(1).on(pool).purge(bigBatches()).removed());
-                purged.addAndGet(tables.get(2).on(pool).purge(bigBatches()).removed());
-            } catch (Throwable e) {
-                purgeFailure.compareAndSet(null, e);
-            }
-        }, 1, 1, TimeUnit.SECONDS);
+        ScheduledExecutorService schedule = purgeEverySecond(pool, tables.subList(1, 3), purged, purgeFailure);
         try {
             System.out.printf("%-5s %-8s | %s%n", "round", "purged", String.join(" | ", names.stream()
                     .map(x -> String.format(Locale.ROOT, "%-44s", x + ": rows, tombstones, total MB")).toList()));
             for (int r = 0; r < rounds; r++) {
-                long first = (long) r * keys + 1;
                 for (FencedTable table : tables) {
-                    inParallel(pool, threads, keys, 1, (c, i) -> {
-                        long id = first + i - 1;
-                        FenceToken fence = FenceToken.of(ClockFloor.floorAtMicros(ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now())));
-                        FencedWriter w = table.on(c);
-                        requireApplied(w.upsert(id, fence, BODY), "upsert " + id);
-                        c.commit();
-                        requireApplied(w.delete(id, fence), "delete " + id);
-                    });
+                    churnRound(pool, table, (long) r * keys + 1, keys, threads);
                 }
                 exec(pool, "VACUUM " + s + "." + names.get(0));
                 exec(pool, "VACUUM " + s + "." + names.get(1));
@@ -383,6 +380,205 @@ public final class StorageBenchmark {
         }
         System.out.printf(Locale.ROOT, "autovacuum runs on churn_purge_auto: %s; load %s%n",
                 one(pool, "SELECT autovacuum_count FROM pg_stat_user_tables WHERE schemaname = '" + s + "' AND relname = 'churn_purge_auto'"), load());
+    }
+
+    /**
+     * Creates keys {@code first .. first + keys - 1} (fenced upsert, one transaction each) and deletes each (fenced
+     * delete, one transaction), on {@code threads} threads; fences from the JVM's clock floor, as a lock's would be.
+     */
+    private static void churnRound(HikariDataSource pool, FencedTable table, long first, int keys, int threads) throws Exception {
+        inParallel(pool, threads, keys, 1, (c, i) -> {
+            long id = first + i - 1;
+            FenceToken fence = FenceToken.of(ClockFloor.floorAtMicros(ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now())));
+            FencedWriter w = table.on(c);
+            requireApplied(w.upsert(id, fence, BODY), "upsert " + id);
+            c.commit();
+            requireApplied(w.delete(id, fence), "delete " + id);
+        });
+    }
+
+    /** Purges {@code tables} every second on a thread of its own, adding what it removed to {@code purged}; keeps the first failure. */
+    private static ScheduledExecutorService purgeEverySecond(HikariDataSource pool, List<FencedTable> tables, AtomicLong purged,
+            AtomicReference<Throwable> failure) {
+        ScheduledExecutorService schedule = Executors.newSingleThreadScheduledExecutor();
+        schedule.scheduleWithFixedDelay(() -> {
+            try {
+                for (FencedTable table : tables) {
+                    purged.addAndGet(table.on(pool).purge(bigBatches()).removed());
+                }
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+            }
+        }, 1, 1, TimeUnit.SECONDS);
+        return schedule;
+    }
+
+    // --- 4. MariaDB --------------------------------------------------------------------------------------------
+
+    /**
+     * The MariaDB parts in a database of their own on {@link TestMariaDb#server()} (dropped at the end), through
+     * MariaDB Connector/J. InnoDB sizes come from {@code information_schema.TABLES} after {@code ANALYZE TABLE}
+     * (persistent statistics: what it reports is what the last analysis saw) and from the tablespace file.
+     */
+    private static void mariaDb(Set<String> parts, int n, int rounds, int churnKeys, int threads) throws Exception {
+        TestMariaDb server = TestMariaDb.server();
+        try (TestMariaDb.Database db = server.newDatabase("storage"); HikariDataSource pool = Harness.pool(db.dataSource(), threads + 2)) {
+            System.out.printf("MariaDB %s (%s), database %s%n", server.version(), server.origin(), db.name());
+            if (parts.contains("maria")) {
+                mariaTombstones(pool, db.name(), n, threads);
+            }
+            if (parts.contains("maria-churn")) {
+                mariaChurn(pool, db.name(), rounds, churnKeys, threads);
+            }
+        }
+    }
+
+    private static void mariaTombstones(HikariDataSource pool, String s, int n, int threads) throws Exception {
+        System.out.printf(Locale.ROOT, "%n== MariaDB resource tombstones, %,d keys; load %s%n", n, load());
+        FencedTable items = mariaResourceTable(pool, s, "items");
+        String t = s + ".items";
+        printInnoDb("empty table", innoDbSize(pool, s, "items"), n);
+
+        // As on PostgreSQL, bulk INSERTs of the rows a fenced upsert of a new key leaves, from the sequence engine,
+        // 100,000 rows a statement.
+        long f0 = mariaTick(pool);
+        long t0 = System.nanoTime();
+        for (long from = 1; from <= n; from += 100_000) {
+            exec(pool, "INSERT INTO " + t + " (id, body, fence_token) SELECT seq, '" + BODY_TEXT + "', " + f0 + " FROM seq_" + from + "_to_"
+                    + Math.min(n, from + 99_999));
+        }
+        System.out.printf(Locale.ROOT, "bulk INSERT of %,d live rows (fence %d): %.1f s%n", n, f0, secs(t0));
+        printInnoDb("N live rows", innoDbSize(pool, s, "items"), n);
+
+        FenceToken deleteFence = FenceToken.of(mariaTick(pool));
+        t0 = System.nanoTime();
+        inParallel(pool, threads, n, 1_000, (c, id) -> requireApplied(items.on(c).delete(id, deleteFence), "delete " + id));
+        double deleteSecs = secs(t0);
+        System.out.printf(Locale.ROOT, "%,d fenced deletes (%d threads, commit every 1,000): %.1f s, %,.0f/s%n", n, threads, deleteSecs, n / deleteSecs);
+        printInnoDb("N tombstones", innoDbSize(pool, s, "items"), n);
+
+        awaitPurgeable(() -> mariaTick(pool), deleteFence.value());
+        t0 = System.nanoTime();
+        PurgeResult r = items.on(pool).purge(bigBatches());
+        double purgeSecs = secs(t0);
+        System.out.printf(Locale.ROOT, "purge: removed %,d in %d batches of up to 10,000, complete=%s: %.1f s, %,.0f rows/s%n",
+                r.removed(), r.batches(), r.complete(), purgeSecs, r.removed() / purgeSecs);
+        printInnoDb("after the purge", innoDbSize(pool, s, "items"), n);
+        awaitHistoryPurged(pool);
+        printInnoDb("after InnoDB's own purge", innoDbSize(pool, s, "items"), n);
+        t0 = System.nanoTime();
+        exec(pool, "OPTIMIZE TABLE " + t);
+        System.out.printf(Locale.ROOT, "OPTIMIZE TABLE (InnoDB: a rebuild, then ANALYZE): %.1f s%n", secs(t0));
+        printInnoDb("after OPTIMIZE TABLE", innoDbSize(pool, s, "items"), n);
+    }
+
+    /** A table as docs/mysql-mariadb.md shows, with the tombstone index the purge wants, fenced with the horizon. */
+    private static FencedTable mariaResourceTable(HikariDataSource pool, String s, String name) throws Exception {
+        exec(pool, "CREATE TABLE " + s + "." + name + " (id BIGINT PRIMARY KEY, body TEXT, fence_token BIGINT NOT NULL DEFAULT 0, "
+                + "fence_deleted BOOLEAN NOT NULL DEFAULT FALSE) ENGINE=InnoDB");
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+            for (String sql : TombstoneIndex.on(FenceColumn.on(s, name).withTombstoneColumn("fence_deleted"), "id").mysqlStatements()) {
+                st.execute(sql);
+            }
+        }
+        return FencedTable.builder(s, name, "id", "fence_token").withKeyType(Long.class).withTombstoneColumn("fence_deleted")
+                .withHorizon(H).withClockMargin(M).withMetrics(LockMetrics.none()).build();
+    }
+
+    private static void mariaChurn(HikariDataSource pool, String s, int rounds, int keys, int threads) throws Exception {
+        System.out.printf(Locale.ROOT, "%n== Steady churn on MariaDB: %d rounds, each creates (fenced upsert) and deletes (fenced delete) %,d new keys "
+                + "on every table; load %s%n", rounds, keys, load());
+        List<String> names = List.of("churn_none", "churn_purge");
+        List<FencedTable> tables = new ArrayList<>();
+        for (String name : names) {
+            tables.add(mariaResourceTable(pool, s, name));
+        }
+        System.out.println("tables: churn_none (no purge), churn_purge (purge every second); nothing else runs on them (InnoDB's own purge "
+                + "removes what the deletes left)");
+        AtomicLong purged = new AtomicLong();
+        AtomicReference<Throwable> purgeFailure = new AtomicReference<>();
+        ScheduledExecutorService schedule = purgeEverySecond(pool, tables.subList(1, 2), purged, purgeFailure);
+        try {
+            System.out.printf("%-5s %-8s | %s%n", "round", "purged", String.join(" | ", names.stream()
+                    .map(x -> String.format(Locale.ROOT, "%-58s", x + ": rows, tombstones, data+index MB, free MB, file MB")).toList()));
+            for (int r = 0; r < rounds; r++) {
+                for (FencedTable table : tables) {
+                    churnRound(pool, table, (long) r * keys + 1, keys, threads);
+                }
+                StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-5d %-8s", r + 1, String.format(Locale.ROOT, "%,d", purged.get())));
+                for (String name : names) {
+                    InnoDbSize z = innoDbSize(pool, s, name);
+                    line.append(String.format(Locale.ROOT, " | %,9d %,9d %8.2f MB %6.2f MB %6.2f MB %12s", z.rows, z.removable,
+                            (z.data + z.index) / 1e6, z.free / 1e6, z.file / 1e6, ""));
+                }
+                System.out.println(line);
+                if (purgeFailure.get() != null) {
+                    throw new IllegalStateException("the scheduled purge failed", purgeFailure.get());
+                }
+            }
+        } finally {
+            schedule.shutdownNow();
+            schedule.awaitTermination(1, TimeUnit.MINUTES);
+        }
+        System.out.printf(Locale.ROOT, "history list length at the end: %d; load %s%n", historyLength(pool), load());
+    }
+
+    /**
+     * An InnoDB table's rows (counted) and tombstones, and after {@code ANALYZE TABLE}: {@code DATA_LENGTH} (the
+     * clustered index, rows included), {@code INDEX_LENGTH} (secondary indexes), {@code DATA_FREE} (free extents in
+     * its tablespace), and the tablespace file's allocated size.
+     */
+    record InnoDbSize(long rows, long removable, long data, long index, long free, long file, long history) {}
+
+    private static InnoDbSize innoDbSize(HikariDataSource pool, String s, String table) throws Exception {
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+            st.execute("ANALYZE TABLE " + s + "." + table);
+            long rows;
+            long removable;
+            try (ResultSet rs = st.executeQuery("SELECT count(*), coalesce(sum(fence_deleted), 0) FROM " + s + "." + table)) {
+                rs.next();
+                rows = rs.getLong(1);
+                removable = rs.getLong(2);
+            }
+            try (ResultSet rs = st.executeQuery("SELECT t.DATA_LENGTH, t.INDEX_LENGTH, t.DATA_FREE, f.ALLOCATED_SIZE FROM information_schema.TABLES t "
+                    + "JOIN information_schema.INNODB_SYS_TABLESPACES f ON f.NAME = CONCAT(t.TABLE_SCHEMA, '/', t.TABLE_NAME) "
+                    + "WHERE t.TABLE_SCHEMA = '" + s + "' AND t.TABLE_NAME = '" + table + "'")) {
+                rs.next();
+                return new InnoDbSize(rows, removable, rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), historyLength(pool));
+            }
+        }
+    }
+
+    private static void printInnoDb(String label, InnoDbSize z, long n) {
+        System.out.printf(Locale.ROOT, "  %-26s rows %,10d (removable %,10d)  data %7.1f MB  indexes %7.1f MB  data+index %7.1f MB (%4.0f B per key of N)"
+                + "  free %7.1f MB  file %7.1f MB  history %,d%n", label, z.rows, z.removable, z.data / 1e6, z.index / 1e6, (z.data + z.index) / 1e6,
+                (double) (z.data + z.index) / n, z.free / 1e6, z.file / 1e6, z.history);
+    }
+
+    /** {@code tick(now)} by the MariaDB server's clock (UTC, microseconds), as ClockFloor computes it. */
+    private static long mariaTick(HikariDataSource pool) throws Exception {
+        return Long.parseLong(one(pool, "SELECT (TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6)) - "
+                + ClockFloor.EPOCH_MILLIS * 1000 + ") DIV " + ClockFloor.MICROS_PER_FENCE));
+    }
+
+    /**
+     * InnoDB's history list length: undo records of committed changes its purge threads have not processed yet;
+     * a deleted row's record leaves its page only when they have. Server-wide (other databases' work counts).
+     */
+    private static long historyLength(HikariDataSource pool) throws Exception {
+        String status = one(pool, "SHOW ENGINE INNODB STATUS", 3);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("History list length (\\d+)").matcher(status);
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+
+    /** Waits (polling, at most 3 minutes) until InnoDB's history list is below 1,000: its own purge has caught up. */
+    private static void awaitHistoryPurged(HikariDataSource pool) throws Exception {
+        long t0 = System.nanoTime();
+        long h;
+        while ((h = historyLength(pool)) >= 1_000 && System.nanoTime() - t0 < Duration.ofMinutes(3).toNanos()) {
+            Thread.sleep(500);
+        }
+        System.out.printf(Locale.ROOT, "waited %.1f s for InnoDB's history list to fall below 1,000 (now %,d)%n", secs(t0), h);
     }
 
     // --- helpers ---------------------------------------------------------------------------------------------
@@ -460,9 +656,13 @@ public final class StorageBenchmark {
     }
 
     private static String one(HikariDataSource pool, String sql) throws Exception {
+        return one(pool, sql, 1);
+    }
+
+    private static String one(HikariDataSource pool, String sql, int column) throws Exception {
         try (Connection c = pool.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
             rs.next();
-            return rs.getString(1);
+            return rs.getString(column);
         }
     }
 
