@@ -64,10 +64,12 @@ import java.util.function.Supplier;
  *       every second plus {@code VACUUM} after each round, a purge every second with autovacuum alone.</li>
  *   <li>{@code maria}: N resource rows on MariaDB, all deleted with fenced deletes, then {@link FencedWriter#purge};
  *       InnoDB sizes before, after, after InnoDB's own purge has caught up, and after {@code OPTIMIZE TABLE}.</li>
+ *   <li>{@code maria-locks}: L lock keys acquired and released on MariaDB ({@code CLOCK_FLOORED}, margin 0), then
+ *       {@link FenceGuardJdbc#purgeLocks}; the same sizes.</li>
  *   <li>{@code maria-churn}: K rounds of M keys created and deleted on two MariaDB tables: no purge, a purge every
  *       second.</li>
  * </ol>
- * Arguments: {@code [parts=pg,locks,redis,churn,maria,maria-churn] [n=1000000] [lockKeys=100000] [churnRounds=10]
+ * Arguments: {@code [parts=pg,locks,redis,churn,maria,maria-locks,maria-churn] [n=1000000] [lockKeys=100000] [churnRounds=10]
  * [churnKeys=5000] [threads=4] [redisMarginSeconds=120]}.
  */
 public final class StorageBenchmark {
@@ -81,7 +83,7 @@ public final class StorageBenchmark {
     private static final Assignments BODY = Assignments.of("body", BODY_TEXT);
 
     public static void main(String[] args) throws Exception {
-        Set<String> parts = Set.of((args.length > 0 ? args[0] : "pg,locks,redis,churn,maria,maria-churn").split(","));
+        Set<String> parts = Set.of((args.length > 0 ? args[0] : "pg,locks,redis,churn,maria,maria-locks,maria-churn").split(","));
         int n = args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000;
         int lockKeys = args.length > 2 ? Integer.parseInt(args[2]) : 100_000;
         int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 10;
@@ -99,7 +101,7 @@ public final class StorageBenchmark {
                     tombstones(pool, s, n, threads);
                 }
                 if (parts.contains("locks")) {
-                    lockRows(pool, s, lockKeys, threads);
+                    lockRows(pool, s, lockKeys, threads, new PgSql(pool, s));
                 }
                 if (parts.contains("churn")) {
                     churn(pool, s, rounds, churnKeys, threads);
@@ -109,8 +111,8 @@ public final class StorageBenchmark {
         if (parts.contains("redis")) {
             redis(n, redisMargin);
         }
-        if (parts.contains("maria") || parts.contains("maria-churn")) {
-            mariaDb(parts, n, rounds, churnKeys, threads);
+        if (parts.contains("maria") || parts.contains("maria-locks") || parts.contains("maria-churn")) {
+            mariaDb(parts, n, lockKeys, rounds, churnKeys, threads);
         }
         System.out.printf("done; load %s%n", load());
     }
@@ -155,14 +157,13 @@ public final class StorageBenchmark {
 
     // --- 2. SQL lock rows ---------------------------------------------------------------------------------
 
-    private static void lockRows(HikariDataSource pool, String s, int keys, int threads) throws Exception {
-        System.out.printf(Locale.ROOT, "%n== PostgreSQL lock rows, %,d keys acquired and released (CLOCK_FLOORED, margin 0); load %s%n", keys, load());
+    private static void lockRows(HikariDataSource pool, String s, int keys, int threads, Sql sql) throws Exception {
+        System.out.printf(Locale.ROOT, "%n== %s lock rows, %,d keys acquired and released (CLOCK_FLOORED, margin 0); load %s%n", sql.name(), keys, load());
         FenceGuardMigrations.builder(pool).withSchema(s).withTable("locks").migrate();
-        String t = s + ".locks";
         try (FenceGuardJdbc jdbc = FenceGuardJdbc.builder(pool).withSchema(s).withLockTable("locks").withFenceStrategy(FenceStrategy.CLOCK_FLOORED)
                 .withClockMargin(M).withMetrics(LockMetrics.none()).build()) {
             LockBackend locks = jdbc.lockBackend();
-            print("empty lock table", size(pool, t, "lock_id IS NULL"), keys);
+            sql.print("empty lock table", "locks", "lock_id IS NULL", keys);
             AtomicLong highest = new AtomicLong();
             long t0 = System.nanoTime();
             // The backend takes its own connections from the pool; these threads only wait on its calls.
@@ -179,13 +180,70 @@ public final class StorageBenchmark {
             });
             double pairSecs = secs(t0);
             System.out.printf(Locale.ROOT, "%,d acquire + release pairs (%d threads): %.1f s, %,.0f pairs/s%n", keys, threads, pairSecs, keys / pairSecs);
-            print("N free lock rows", size(pool, t, "lock_id IS NULL"), keys);
-            awaitPurgeable(() -> dbTick(pool), highest.get());
-            purgeAndVacuum(pool, t, "lock_id IS NULL", keys, () -> jdbc.purgeLocks(bigBatches()));
+            sql.print("N free lock rows", "locks", "lock_id IS NULL", keys);
+            awaitPurgeable(sql::tick, highest.get());
+            sql.purgeAndReclaim("locks", "lock_id IS NULL", keys, () -> jdbc.purgeLocks(bigBatches()));
         }
     }
 
-    // --- shared by 1 and 2 ----------------------------------------------------------------------------------
+    /** What the lock-row part needs of its database: its clock floor, a table's size, and how it gives space back after a purge. */
+    interface Sql {
+        String name();
+
+        long tick() throws Exception;
+
+        /** Prints {@code table}'s size (in the part's namespace), {@code removable} the condition of the rows a purge may remove. */
+        void print(String label, String table, String removable, long n) throws Exception;
+
+        /** Runs {@code purge}, then the database's steps that give space back, printing the size after each. */
+        void purgeAndReclaim(String table, String removable, int n, Supplier<PurgeResult> purge) throws Exception;
+    }
+
+    record PgSql(HikariDataSource pool, String schema) implements Sql {
+        @Override
+        public String name() {
+            return "PostgreSQL";
+        }
+
+        @Override
+        public long tick() throws Exception {
+            return dbTick(pool);
+        }
+
+        @Override
+        public void print(String label, String table, String removable, long n) throws Exception {
+            StorageBenchmark.print(label, size(pool, schema + "." + table, removable), n);
+        }
+
+        @Override
+        public void purgeAndReclaim(String table, String removable, int n, Supplier<PurgeResult> purge) throws Exception {
+            purgeAndVacuum(pool, schema + "." + table, removable, n, purge);
+        }
+    }
+
+    record MariaSql(HikariDataSource pool, String database) implements Sql {
+        @Override
+        public String name() {
+            return "MariaDB";
+        }
+
+        @Override
+        public long tick() throws Exception {
+            return mariaTick(pool);
+        }
+
+        @Override
+        public void print(String label, String table, String removable, long n) throws Exception {
+            printInnoDb(label, innoDbSize(pool, database, table, removable), n);
+        }
+
+        @Override
+        public void purgeAndReclaim(String table, String removable, int n, Supplier<PurgeResult> purge) throws Exception {
+            purgeAndOptimize(pool, database, table, removable, n, purge);
+        }
+    }
+
+    // --- shared by 1, 2 and 5 -------------------------------------------------------------------------------
 
     private static Purge bigBatches() {
         return Purge.ofDefaults().withBatchSize(10_000).withMaxDuration(Duration.ofHours(1));
@@ -340,7 +398,7 @@ public final class StorageBenchmark {
                 .map(l -> Long.parseLong(l.replaceAll(".*expires=(\\d+).*", "$1"))).orElse(0L);
     }
 
-    // --- 5. Steady churn ------------------------------------------------------------------------------------
+    // --- 4. Steady churn ------------------------------------------------------------------------------------
 
     private static void churn(HikariDataSource pool, String s, int rounds, int keys, int threads) throws Exception {
         System.out.printf(Locale.ROOT, "%n== Steady churn on PostgreSQL: %d rounds, each creates (fenced upsert) and deletes (fenced delete) %,d new keys "
@@ -413,19 +471,22 @@ public final class StorageBenchmark {
         return schedule;
     }
 
-    // --- 4. MariaDB --------------------------------------------------------------------------------------------
+    // --- 5. MariaDB --------------------------------------------------------------------------------------------
 
     /**
      * The MariaDB parts in a database of their own on {@link TestMariaDb#server()} (dropped at the end), through
      * MariaDB Connector/J. InnoDB sizes come from {@code information_schema.TABLES} after {@code ANALYZE TABLE}
      * (persistent statistics: what it reports is what the last analysis saw) and from the tablespace file.
      */
-    private static void mariaDb(Set<String> parts, int n, int rounds, int churnKeys, int threads) throws Exception {
+    private static void mariaDb(Set<String> parts, int n, int lockKeys, int rounds, int churnKeys, int threads) throws Exception {
         TestMariaDb server = TestMariaDb.server();
         try (TestMariaDb.Database db = server.newDatabase("storage"); HikariDataSource pool = Harness.pool(db.dataSource(), threads + 2)) {
             System.out.printf("MariaDB %s (%s), database %s%n", server.version(), server.origin(), db.name());
             if (parts.contains("maria")) {
                 mariaTombstones(pool, db.name(), n, threads);
+            }
+            if (parts.contains("maria-locks")) {
+                lockRows(pool, db.name(), lockKeys, threads, new MariaSql(pool, db.name()));
             }
             if (parts.contains("maria-churn")) {
                 mariaChurn(pool, db.name(), rounds, churnKeys, threads);
@@ -437,7 +498,7 @@ public final class StorageBenchmark {
         System.out.printf(Locale.ROOT, "%n== MariaDB resource tombstones, %,d keys; load %s%n", n, load());
         FencedTable items = mariaResourceTable(pool, s, "items");
         String t = s + ".items";
-        printInnoDb("empty table", innoDbSize(pool, s, "items"), n);
+        printInnoDb("empty table", innoDbSize(pool, s, "items", "fence_deleted"), n);
 
         // As on PostgreSQL, bulk INSERTs of the rows a fenced upsert of a new key leaves, from the sequence engine,
         // 100,000 rows a statement.
@@ -448,28 +509,34 @@ public final class StorageBenchmark {
                     + Math.min(n, from + 99_999));
         }
         System.out.printf(Locale.ROOT, "bulk INSERT of %,d live rows (fence %d): %.1f s%n", n, f0, secs(t0));
-        printInnoDb("N live rows", innoDbSize(pool, s, "items"), n);
+        printInnoDb("N live rows", innoDbSize(pool, s, "items", "fence_deleted"), n);
 
         FenceToken deleteFence = FenceToken.of(mariaTick(pool));
         t0 = System.nanoTime();
         inParallel(pool, threads, n, 1_000, (c, id) -> requireApplied(items.on(c).delete(id, deleteFence), "delete " + id));
         double deleteSecs = secs(t0);
         System.out.printf(Locale.ROOT, "%,d fenced deletes (%d threads, commit every 1,000): %.1f s, %,.0f/s%n", n, threads, deleteSecs, n / deleteSecs);
-        printInnoDb("N tombstones", innoDbSize(pool, s, "items"), n);
+        printInnoDb("N tombstones", innoDbSize(pool, s, "items", "fence_deleted"), n);
 
         awaitPurgeable(() -> mariaTick(pool), deleteFence.value());
-        t0 = System.nanoTime();
-        PurgeResult r = items.on(pool).purge(bigBatches());
+        purgeAndOptimize(pool, s, "items", "fence_deleted", n, () -> items.on(pool).purge(bigBatches()));
+    }
+
+    /** Purges, then reports the sizes as the purge leaves them, once InnoDB's own purge has caught up, and after OPTIMIZE TABLE. */
+    private static void purgeAndOptimize(HikariDataSource pool, String s, String table, String removable, int n, Supplier<PurgeResult> purge)
+            throws Exception {
+        long t0 = System.nanoTime();
+        PurgeResult r = purge.get();
         double purgeSecs = secs(t0);
         System.out.printf(Locale.ROOT, "purge: removed %,d in %d batches of up to 10,000, complete=%s: %.1f s, %,.0f rows/s%n",
                 r.removed(), r.batches(), r.complete(), purgeSecs, r.removed() / purgeSecs);
-        printInnoDb("after the purge", innoDbSize(pool, s, "items"), n);
+        printInnoDb("after the purge", innoDbSize(pool, s, table, removable), n);
         awaitHistoryPurged(pool);
-        printInnoDb("after InnoDB's own purge", innoDbSize(pool, s, "items"), n);
+        printInnoDb("after InnoDB's own purge", innoDbSize(pool, s, table, removable), n);
         t0 = System.nanoTime();
-        exec(pool, "OPTIMIZE TABLE " + t);
+        exec(pool, "OPTIMIZE TABLE " + s + "." + table);
         System.out.printf(Locale.ROOT, "OPTIMIZE TABLE (InnoDB: a rebuild, then ANALYZE): %.1f s%n", secs(t0));
-        printInnoDb("after OPTIMIZE TABLE", innoDbSize(pool, s, "items"), n);
+        printInnoDb("after OPTIMIZE TABLE", innoDbSize(pool, s, table, removable), n);
     }
 
     /** A table as docs/mysql-mariadb.md shows, with the tombstone index the purge wants, fenced with the horizon. */
@@ -507,7 +574,7 @@ public final class StorageBenchmark {
                 }
                 StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-5d %-8s", r + 1, String.format(Locale.ROOT, "%,d", purged.get())));
                 for (String name : names) {
-                    InnoDbSize z = innoDbSize(pool, s, name);
+                    InnoDbSize z = innoDbSize(pool, s, name, "fence_deleted");
                     line.append(String.format(Locale.ROOT, " | %,9d %,9d %8.2f MB %6.2f MB %6.2f MB %12s", z.rows, z.removable,
                             (z.data + z.index) / 1e6, z.free / 1e6, z.file / 1e6, ""));
                 }
@@ -530,21 +597,21 @@ public final class StorageBenchmark {
      */
     record InnoDbSize(long rows, long removable, long data, long index, long free, long file, long history) {}
 
-    private static InnoDbSize innoDbSize(HikariDataSource pool, String s, String table) throws Exception {
+    private static InnoDbSize innoDbSize(HikariDataSource pool, String s, String table, String removable) throws Exception {
         try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
             st.execute("ANALYZE TABLE " + s + "." + table);
             long rows;
-            long removable;
-            try (ResultSet rs = st.executeQuery("SELECT count(*), coalesce(sum(fence_deleted), 0) FROM " + s + "." + table)) {
+            long removableRows;
+            try (ResultSet rs = st.executeQuery("SELECT count(*), coalesce(sum(" + removable + "), 0) FROM " + s + "." + table)) {
                 rs.next();
                 rows = rs.getLong(1);
-                removable = rs.getLong(2);
+                removableRows = rs.getLong(2);
             }
             try (ResultSet rs = st.executeQuery("SELECT t.DATA_LENGTH, t.INDEX_LENGTH, t.DATA_FREE, f.ALLOCATED_SIZE FROM information_schema.TABLES t "
                     + "JOIN information_schema.INNODB_SYS_TABLESPACES f ON f.NAME = CONCAT(t.TABLE_SCHEMA, '/', t.TABLE_NAME) "
                     + "WHERE t.TABLE_SCHEMA = '" + s + "' AND t.TABLE_NAME = '" + table + "'")) {
                 rs.next();
-                return new InnoDbSize(rows, removable, rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), historyLength(pool));
+                return new InnoDbSize(rows, removableRows, rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getLong(4), historyLength(pool));
             }
         }
     }
