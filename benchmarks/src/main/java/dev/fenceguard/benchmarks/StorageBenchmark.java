@@ -518,12 +518,32 @@ public final class StorageBenchmark {
         System.out.printf(Locale.ROOT, "%,d fenced deletes (%d threads, commit every 1,000): %.1f s, %,.0f/s%n", n, threads, deleteSecs, n / deleteSecs);
         printInnoDb("N tombstones", innoDbSize(pool, s, "items", "fence_deleted"), n);
 
+        // The baseline, in the same run on the same tombstones (a copy): the plainest purge one could write, batched
+        // DELETEs of tombstones in key order with no horizon, no locking read and no second check. Unsafe beside
+        // writes (it removes tombstones of any age); it prices what the rule's statements cost.
+        exec(pool, "CREATE TABLE " + s + ".items_plain LIKE " + t);
+        exec(pool, "INSERT INTO " + s + ".items_plain SELECT * FROM " + t);
         awaitPurgeable(() -> mariaTick(pool), deleteFence.value());
-        purgeAndOptimize(pool, s, "items", "fence_deleted", n, () -> items.on(pool).purge(bigBatches()));
+        t0 = System.nanoTime();
+        long plain = 0;
+        int removed;
+        do {
+            removed = update(pool, "DELETE FROM " + s + ".items_plain WHERE fence_deleted ORDER BY id LIMIT 10000");
+            plain += removed;
+        } while (removed > 0);
+        double plainSecs = secs(t0);
+        double plainRate = plain / plainSecs;
+        System.out.printf(Locale.ROOT, "baseline, plain DELETE .. WHERE fence_deleted ORDER BY id LIMIT 10000 (autocommit) on a copy: removed %,d "
+                + "in %.1f s, %,.0f rows/s%n", plain, plainSecs, plainRate);
+        double rate = purgeAndOptimize(pool, s, "items", "fence_deleted", n, () -> items.on(pool).purge(bigBatches()));
+        System.out.printf(Locale.ROOT, "purge / baseline: %.2fx%n", rate / plainRate);
     }
 
-    /** Purges, then reports the sizes as the purge leaves them, once InnoDB's own purge has caught up, and after OPTIMIZE TABLE. */
-    private static void purgeAndOptimize(HikariDataSource pool, String s, String table, String removable, int n, Supplier<PurgeResult> purge)
+    /**
+     * Purges, then reports the sizes as the purge leaves them, once InnoDB's own purge has caught up, and after
+     * OPTIMIZE TABLE; returns the purge's rows/s.
+     */
+    private static double purgeAndOptimize(HikariDataSource pool, String s, String table, String removable, int n, Supplier<PurgeResult> purge)
             throws Exception {
         long t0 = System.nanoTime();
         PurgeResult r = purge.get();
@@ -537,6 +557,7 @@ public final class StorageBenchmark {
         exec(pool, "OPTIMIZE TABLE " + s + "." + table);
         System.out.printf(Locale.ROOT, "OPTIMIZE TABLE (InnoDB: a rebuild, then ANALYZE): %.1f s%n", secs(t0));
         printInnoDb("after OPTIMIZE TABLE", innoDbSize(pool, s, table, removable), n);
+        return r.removed() / purgeSecs;
     }
 
     /** A table as docs/mysql-mariadb.md shows, with the tombstone index the purge wants, fenced with the horizon. */
@@ -730,6 +751,12 @@ public final class StorageBenchmark {
         try (Connection c = pool.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
             rs.next();
             return rs.getString(column);
+        }
+    }
+
+    private static int update(HikariDataSource pool, String sql) throws Exception {
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+            return st.executeUpdate(sql);
         }
     }
 
