@@ -62,8 +62,9 @@ import java.util.function.Supplier;
  *       private {@code redis-server}; {@code used_memory} and {@code DBSIZE} until the records have expired.</li>
  *   <li>{@code churn}: K rounds of M keys created and deleted on three PostgreSQL tables: no purge, a purge
  *       every second plus {@code VACUUM} after each round, a purge every second with autovacuum alone.</li>
- *   <li>{@code maria}: N resource rows on MariaDB, all deleted with fenced deletes, then {@link FencedWriter#purge};
- *       InnoDB sizes before, after, after InnoDB's own purge has caught up, and after {@code OPTIMIZE TABLE}.</li>
+ *   <li>{@code maria}: N resource rows on MariaDB, all deleted with fenced deletes, then {@link FencedWriter#purge},
+ *       against a baseline in the same run (a plain batched {@code DELETE} of a copy of the tombstones); InnoDB
+ *       sizes before, after, after InnoDB's own purge has caught up, and after {@code OPTIMIZE TABLE}.</li>
  *   <li>{@code maria-locks}: L lock keys acquired and released on MariaDB ({@code CLOCK_FLOORED}, margin 0), then
  *       {@link FenceGuardJdbc#purgeLocks}; the same sizes.</li>
  *   <li>{@code maria-churn}: K rounds of M keys created and deleted on two MariaDB tables: no purge, a purge every
