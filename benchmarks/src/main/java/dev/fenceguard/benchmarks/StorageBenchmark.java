@@ -198,6 +198,17 @@ public final class StorageBenchmark {
 
         /** Runs {@code purge}, then the database's steps that give space back, printing the size after each. */
         void purgeAndReclaim(String table, String removable, int n, Supplier<PurgeResult> purge) throws Exception;
+
+        HikariDataSource pool();
+
+        /** Creates a resource table {@code name} as the database's docs show it, with its tombstone index, fenced with the horizon. */
+        FencedTable resourceTable(String name) throws Exception;
+
+        /** The churn table's column header for {@code table}. */
+        String churnHeader(String table);
+
+        /** {@code table}'s sizes in a churn line, under {@link #churnHeader}. */
+        String churnCell(String table) throws Exception;
     }
 
     record PgSql(HikariDataSource pool, String schema) implements Sql {
@@ -220,6 +231,22 @@ public final class StorageBenchmark {
         public void purgeAndReclaim(String table, String removable, int n, Supplier<PurgeResult> purge) throws Exception {
             purgeAndVacuum(pool, schema + "." + table, removable, n, purge);
         }
+
+        @Override
+        public FencedTable resourceTable(String name) throws Exception {
+            return StorageBenchmark.resourceTable(pool, schema, name);
+        }
+
+        @Override
+        public String churnHeader(String table) {
+            return String.format(Locale.ROOT, "%-44s", table + ": rows, tombstones, total MB");
+        }
+
+        @Override
+        public String churnCell(String table) throws Exception {
+            Size z = size(pool, schema + "." + table, "fence_deleted");
+            return String.format(Locale.ROOT, "%,9d %,9d %8.2f MB %16s", z.rows, z.removable, z.total / 1e6, "");
+        }
     }
 
     record MariaSql(HikariDataSource pool, String database) implements Sql {
@@ -241,6 +268,23 @@ public final class StorageBenchmark {
         @Override
         public void purgeAndReclaim(String table, String removable, int n, Supplier<PurgeResult> purge) throws Exception {
             purgeAndOptimize(pool, database, table, removable, n, purge);
+        }
+
+        @Override
+        public FencedTable resourceTable(String name) throws Exception {
+            return mariaResourceTable(pool, database, name);
+        }
+
+        @Override
+        public String churnHeader(String table) {
+            return String.format(Locale.ROOT, "%-58s", table + ": rows, tombstones, data+index MB, free MB, file MB");
+        }
+
+        @Override
+        public String churnCell(String table) throws Exception {
+            InnoDbSize z = innoDbSize(pool, database, table, "fence_deleted");
+            return String.format(Locale.ROOT, "%,9d %,9d %8.2f MB %6.2f MB %6.2f MB %12s", z.rows, z.removable, (z.data + z.index) / 1e6,
+                    z.free / 1e6, z.file / 1e6, "");
         }
     }
 
@@ -402,31 +446,47 @@ public final class StorageBenchmark {
     // --- 4. Steady churn ------------------------------------------------------------------------------------
 
     private static void churn(HikariDataSource pool, String s, int rounds, int keys, int threads) throws Exception {
-        System.out.printf(Locale.ROOT, "%n== Steady churn on PostgreSQL: %d rounds, each creates (fenced upsert) and deletes (fenced delete) %,d new keys "
-                + "on every table; load %s%n", rounds, keys, load());
-        List<String> names = List.of("churn_none", "churn_purge_vacuum", "churn_purge_auto");
-        List<FencedTable> tables = new ArrayList<>();
+        churn(new PgSql(pool, s), List.of("churn_none", "churn_purge_vacuum", "churn_purge_auto"), 1, "churn_none (no purge; VACUUM after "
+                + "each round), churn_purge_vacuum (purge every second; VACUUM after each round), churn_purge_auto (purge every second; "
+                + "autovacuum only)", () -> {
+                    exec(pool, "VACUUM " + s + ".churn_none");
+                    exec(pool, "VACUUM " + s + ".churn_purge_vacuum");
+                }, rounds, keys, threads);
+        System.out.printf(Locale.ROOT, "autovacuum runs on churn_purge_auto: %s; load %s%n",
+                one(pool, "SELECT autovacuum_count FROM pg_stat_user_tables WHERE schemaname = '" + s + "' AND relname = 'churn_purge_auto'"), load());
+    }
+
+    /** What runs after each churn round, e.g. a VACUUM. */
+    interface AfterRound {
+        void run() throws Exception;
+    }
+
+    /**
+     * K rounds of M new keys created and deleted on each of {@code names} (tables made by {@link Sql#resourceTable}),
+     * the tables from index {@code firstPurged} on purged every second beside the writes; a line of sizes per round.
+     */
+    private static void churn(Sql sql, List<String> names, int firstPurged, String tables, AfterRound afterRound, int rounds, int keys, int threads)
+            throws Exception {
+        System.out.printf(Locale.ROOT, "%n== Steady churn on %s: %d rounds, each creates (fenced upsert) and deletes (fenced delete) %,d new keys "
+                + "on every table; load %s%n", sql.name(), rounds, keys, load());
+        List<FencedTable> fenced = new ArrayList<>();
         for (String name : names) {
-            tables.add(resourceTable(pool, s, name));
+            fenced.add(sql.resourceTable(name));
         }
-        System.out.println("tables: churn_none (no purge; VACUUM after each round), churn_purge_vacuum (purge every second; VACUUM after each round), "
-                + "churn_purge_auto (purge every second; autovacuum only)");
+        System.out.println("tables: " + tables);
         AtomicLong purged = new AtomicLong();
         AtomicReference<Throwable> purgeFailure = new AtomicReference<>();
-        ScheduledExecutorService schedule = purgeEverySecond(pool, tables.subList(1, 3), purged, purgeFailure);
+        ScheduledExecutorService schedule = purgeEverySecond(sql.pool(), fenced.subList(firstPurged, fenced.size()), purged, purgeFailure);
         try {
-            System.out.printf("%-5s %-8s | %s%n", "round", "purged", String.join(" | ", names.stream()
-                    .map(x -> String.format(Locale.ROOT, "%-44s", x + ": rows, tombstones, total MB")).toList()));
+            System.out.printf("%-5s %-8s | %s%n", "round", "purged", String.join(" | ", names.stream().map(sql::churnHeader).toList()));
             for (int r = 0; r < rounds; r++) {
-                for (FencedTable table : tables) {
-                    churnRound(pool, table, (long) r * keys + 1, keys, threads);
+                for (FencedTable table : fenced) {
+                    churnRound(sql.pool(), table, (long) r * keys + 1, keys, threads);
                 }
-                exec(pool, "VACUUM " + s + "." + names.get(0));
-                exec(pool, "VACUUM " + s + "." + names.get(1));
+                afterRound.run();
                 StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-5d %-8s", r + 1, String.format(Locale.ROOT, "%,d", purged.get())));
                 for (String name : names) {
-                    Size z = size(pool, s + "." + name, "fence_deleted");
-                    line.append(String.format(Locale.ROOT, " | %,9d %,9d %8.2f MB %16s", z.rows, z.removable, z.total / 1e6, ""));
+                    line.append(" | ").append(sql.churnCell(name));
                 }
                 System.out.println(line);
                 if (purgeFailure.get() != null) {
@@ -437,8 +497,6 @@ public final class StorageBenchmark {
             schedule.shutdownNow();
             schedule.awaitTermination(1, TimeUnit.MINUTES);
         }
-        System.out.printf(Locale.ROOT, "autovacuum runs on churn_purge_auto: %s; load %s%n",
-                one(pool, "SELECT autovacuum_count FROM pg_stat_user_tables WHERE schemaname = '" + s + "' AND relname = 'churn_purge_auto'"), load());
     }
 
     /**
@@ -576,40 +634,8 @@ public final class StorageBenchmark {
     }
 
     private static void mariaChurn(HikariDataSource pool, String s, int rounds, int keys, int threads) throws Exception {
-        System.out.printf(Locale.ROOT, "%n== Steady churn on MariaDB: %d rounds, each creates (fenced upsert) and deletes (fenced delete) %,d new keys "
-                + "on every table; load %s%n", rounds, keys, load());
-        List<String> names = List.of("churn_none", "churn_purge");
-        List<FencedTable> tables = new ArrayList<>();
-        for (String name : names) {
-            tables.add(mariaResourceTable(pool, s, name));
-        }
-        System.out.println("tables: churn_none (no purge), churn_purge (purge every second); nothing else runs on them (InnoDB's own purge "
-                + "removes what the deletes left)");
-        AtomicLong purged = new AtomicLong();
-        AtomicReference<Throwable> purgeFailure = new AtomicReference<>();
-        ScheduledExecutorService schedule = purgeEverySecond(pool, tables.subList(1, 2), purged, purgeFailure);
-        try {
-            System.out.printf("%-5s %-8s | %s%n", "round", "purged", String.join(" | ", names.stream()
-                    .map(x -> String.format(Locale.ROOT, "%-58s", x + ": rows, tombstones, data+index MB, free MB, file MB")).toList()));
-            for (int r = 0; r < rounds; r++) {
-                for (FencedTable table : tables) {
-                    churnRound(pool, table, (long) r * keys + 1, keys, threads);
-                }
-                StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-5d %-8s", r + 1, String.format(Locale.ROOT, "%,d", purged.get())));
-                for (String name : names) {
-                    InnoDbSize z = innoDbSize(pool, s, name, "fence_deleted");
-                    line.append(String.format(Locale.ROOT, " | %,9d %,9d %8.2f MB %6.2f MB %6.2f MB %12s", z.rows, z.removable,
-                            (z.data + z.index) / 1e6, z.free / 1e6, z.file / 1e6, ""));
-                }
-                System.out.println(line);
-                if (purgeFailure.get() != null) {
-                    throw new IllegalStateException("the scheduled purge failed", purgeFailure.get());
-                }
-            }
-        } finally {
-            schedule.shutdownNow();
-            schedule.awaitTermination(1, TimeUnit.MINUTES);
-        }
+        churn(new MariaSql(pool, s), List.of("churn_none", "churn_purge"), 1, "churn_none (no purge), churn_purge (purge every second); nothing "
+                + "else runs on them (InnoDB's own purge removes what the deletes left)", () -> {}, rounds, keys, threads);
         System.out.printf(Locale.ROOT, "history list length at the end: %d; load %s%n", historyLength(pool), load());
     }
 
