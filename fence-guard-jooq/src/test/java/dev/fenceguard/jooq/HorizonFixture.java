@@ -84,6 +84,11 @@ final class HorizonFixture implements HorizonStore {
     /** {@code tick(clock_timestamp() - ago)} on the database. */
     @Override
     public long tickAgo(Duration ago) throws SQLException {
+        return tickAgo(pg, ago);
+    }
+
+    /** {@code tick(clock_timestamp() - ago)} on {@code pg}'s database. */
+    static long tickAgo(PgTestSupport pg, Duration ago) throws SQLException {
         long micros = ago.toNanos() / 1000;
         try (Connection c = pg.ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "SELECT floor((extract(epoch from clock_timestamp()) * 1000000 - ?::numeric) / ?)::bigint")) {

@@ -78,6 +78,11 @@ final class MariaHorizonFixture implements HorizonStore {
     /** {@code tick(now - ago)} by the server's clock (UTC, exact microseconds), as ClockFloor computes it. */
     @Override
     public long tickAgo(Duration ago) {
+        return tickAgo(db, ago);
+    }
+
+    /** {@code tick(now - ago)} by the clock of {@code db}'s server. */
+    static long tickAgo(MariaTestSupport db, Duration ago) {
         return Long.parseLong(db.one("SELECT (TIMESTAMPDIFF(MICROSECOND, TIMESTAMP'1970-01-01 00:00:00', UTC_TIMESTAMP(6)) - "
                 + (ClockFloor.EPOCH_MILLIS * 1000 + ago.toNanos() / 1000) + ") DIV " + ClockFloor.MICROS_PER_FENCE));
     }

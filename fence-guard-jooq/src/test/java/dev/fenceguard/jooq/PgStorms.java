@@ -67,13 +67,7 @@ final class PgStorms {
 
             @Override
             public long read() {
-                try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT n FROM " + q + " WHERE id = 'c'");
-                        ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return rs.getLong(1);
-                } catch (SQLException e) {
-                    throw errors.map(e, q, "read");
-                }
+                return PgStorms.read(ds, q, errors);
             }
 
             @Override
@@ -81,6 +75,17 @@ final class PgStorms {
                 return counters.update("c", fence, Assignments.of("n", value));
             }
         };
+    }
+
+    /** The counter's value in {@code table} (qualified), read by the test's own SQL, its errors mapped by {@code errors}. */
+    static long read(DataSource ds, String table, SqlCauses.Mapping errors) {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT n FROM " + table + " WHERE id = 'c'");
+                ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw errors.map(e, table, "read");
+        }
     }
 
     /** A storm of the given size on {@code backend} (fast retries: a free lock is taken at once). */
