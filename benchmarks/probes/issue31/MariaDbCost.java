@@ -39,8 +39,13 @@ import javax.sql.DataSource;
  * Issue #31 probe: where MariaDB's fenced upsert and lock pair spend their time, one part at a time, in one run.
  * Every row runs on the same kind of pool (HikariCP, one connection per thread) and threads; rows of a group are
  * measured in alternating rounds and reported as the median round, with min..max, and as a ratio to the group's
- * baseline. Then each row runs 500 times on a pool of one connection whose session counters
- * ({@code Questions}, {@code Com_%}) give the statements per operation.
+ * baseline, with the process's CPU per operation. Then each row runs 500 times on a pool of one connection whose
+ * session counters ({@code Questions}, {@code Com_%}) give the statements per operation.
+ *
+ * <p>System properties: {@code probe.interleaved=true} runs each group interleaved instead (every thread runs the rows
+ * in turn, the order rotating; mean latency per row), {@code probe.unchanged=true} makes every upsert leave its row as
+ * it was, {@code probe.group=upserts|locks} runs one group, {@code probe.profile=upsert:5} runs one row alone (for
+ * JFR). fence-guard's statements are captured from its own calls through a recording {@code DataSource} proxy.
  *
  * <p>Run from the repository root after {@code -pl benchmarks -am package dependency:build-classpath
  * -Dmdep.outputFile=cp.txt}:
