@@ -109,6 +109,13 @@ public class MariaDbCost {
         String releaseSql = lockSql.getLast().replaceFirst("(?is)^SET STATEMENT .*? FOR ", "");
         String prefixShape = lockSql.getLast().replaceFirst("(?is)^(SET STATEMENT .*? FOR ).*", "$1");
         System.out.println("lock prefix: " + prefixShape + "\nacquire: " + acquireSql + "\nrelease: " + releaseSql + "\n");
+        // Cost rows only (not correct locks): the first fence without DENSE's locking read of the floor row, and then the
+        // acquire without RETURNING (its outcome would have to be read some other way).
+        String noFloorRead = acquireSql.replaceFirst("COALESCE\\(\\(SELECT fence_floor .*? LOCK IN SHARE MODE\\) \\+ 1, 1\\)", "1");
+        String noReturning = noFloorRead.replaceFirst(" RETURNING .*$", "");
+        if (noFloorRead.equals(acquireSql) || noReturning.equals(noFloorRead)) {
+            throw new IllegalStateException("the acquire statement changed shape: " + acquireSql);
+        }
         String prefix = "SET STATEMENT max_statement_time=9.999, innodb_lock_wait_timeout=10, time_zone='+00:00' FOR ";
 
         String plainUpsert = "INSERT INTO " + s + ".orders (status, id, fence_token) VALUES (?, ?, 7) "
@@ -168,6 +175,8 @@ public class MariaDbCost {
                 }),
                 new Row("acquire + release SQL by hand, no prefix", ds -> (t, i) -> pair(ds, "", acquireSql, releaseSql, t, i)),
                 new Row("acquire + release SQL by hand, SET STATEMENT prefix", ds -> (t, i) -> pair(ds, prefix, acquireSql, releaseSql, t, i)),
+                new Row("  by hand, no prefix, without DENSE's floor-row read", ds -> (t, i) -> pair(ds, "", noFloorRead, releaseSql, t, i)),
+                new Row("  by hand, no prefix, without the floor read or RETURNING", ds -> (t, i) -> pair(ds, "", noReturning, releaseSql, t, i)),
                 new Row("MariaDbLockBackend acquire + release", ds -> {
                     BlockingBackend b = new BlockingBackend(FenceGuardJdbc.builder(ds).withSchema(s).withLockTable("locks").build()
                             .lockBackend(), Duration.ofSeconds(10));
@@ -459,11 +468,14 @@ public class MariaDbCost {
                 ps.setLong(3, micros);
                 ps.setLong(4, micros);
                 ps.setString(5, id);
-                ps.execute();
-                try (ResultSet rs = ps.getResultSet()) {
-                    if (!rs.next() || rs.getLong(1) != 1) {
-                        throw new IllegalStateException("not granted");
+                if (ps.execute()) {
+                    try (ResultSet rs = ps.getResultSet()) {
+                        if (!rs.next() || rs.getLong(1) != 1) {
+                            throw new IllegalStateException("not granted");
+                        }
                     }
+                } else if (ps.getUpdateCount() < 1) {
+                    throw new IllegalStateException("not granted");
                 }
             }
         }
