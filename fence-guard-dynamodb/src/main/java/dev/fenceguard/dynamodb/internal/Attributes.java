@@ -22,17 +22,31 @@ public final class Attributes {
      */
     public static AttributeValue of(String what, Object value) {
         Objects.requireNonNull(value, what);
-        return switch (value) {
-            case AttributeValue a -> a;
-            case String s -> AttributeValue.fromS(s);
-            case Number n -> AttributeValue.fromN(n.toString());
-            case Boolean b -> AttributeValue.fromBool(b);
-            case byte[] bytes -> AttributeValue.fromB(SdkBytes.fromByteArray(bytes));
-            case SdkBytes bytes -> AttributeValue.fromB(bytes);
-            case ByteBuffer buffer -> AttributeValue.fromB(SdkBytes.fromByteBuffer(buffer));
-            default -> throw new IllegalArgumentException(what + " must be an AttributeValue, String, Number, Boolean, byte[],"
-                    + " SdkBytes or ByteBuffer, was a " + value.getClass().getName());
-        };
+        // Type tests, not a pattern switch: a switch over types bootstraps classes at its first run (issue #31's first
+        // call after the warm-up), and this runs on every fenced write.
+        if (value instanceof AttributeValue a) {
+            return a;
+        }
+        if (value instanceof String s) {
+            return AttributeValue.fromS(s);
+        }
+        if (value instanceof Number n) {
+            return AttributeValue.fromN(n.toString());
+        }
+        if (value instanceof Boolean b) {
+            return AttributeValue.fromBool(b);
+        }
+        if (value instanceof byte[] bytes) {
+            return AttributeValue.fromB(SdkBytes.fromByteArray(bytes));
+        }
+        if (value instanceof SdkBytes bytes) {
+            return AttributeValue.fromB(bytes);
+        }
+        if (value instanceof ByteBuffer buffer) {
+            return AttributeValue.fromB(SdkBytes.fromByteBuffer(buffer));
+        }
+        throw new IllegalArgumentException(what + " must be an AttributeValue, String, Number, Boolean, byte[],"
+                + " SdkBytes or ByteBuffer, was a " + value.getClass().getName());
     }
 
     /** Every value of {@code map} converted by {@link #of}, in the map's order; the map is copied. */

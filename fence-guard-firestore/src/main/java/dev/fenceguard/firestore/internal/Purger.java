@@ -14,6 +14,7 @@ import dev.fenceguard.core.PurgeResult;
 import dev.fenceguard.core.internal.PurgeLoop;
 import dev.fenceguard.core.spi.WriteRule;
 import dev.fenceguard.firestore.internal.FirestoreHandle.Step;
+import io.grpc.Context;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -22,6 +23,7 @@ import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
 import java.util.function.LongUnaryOperator;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -137,6 +139,14 @@ public final class Purger {
         private final UnaryOperator<Query> candidates;
         private final LongUnaryOperator horizonAt;
         private final Predicate<DocumentSnapshot> removable;
+        /**
+         * The gRPC context the purge was called in. Every batch and every removal starts in it, though each is
+         * started from the callback of an earlier one: gRPC's context storage may make a child of the current
+         * context each time one is attached (the Firestore SDK installs OpenTelemetry's, which does), so work
+         * started in the last step's context would grow a chain of contexts by one per document, held until the
+         * purge returns (gRPC logs "Context ancestry chain length is abnormally long" past 1,000).
+         */
+        private final Context origin = Context.current();
 
         Batches(CollectionReference collection, Purge purge, UnaryOperator<Query> candidates, LongUnaryOperator horizonAt,
                 Predicate<DocumentSnapshot> removable) {
@@ -149,6 +159,10 @@ public final class Purger {
 
         /** One batch: the candidates after {@code after} (null: from the first) at the server's time, each removed if the re-check allows. */
         CompletableFuture<PurgeLoop.Batch<Cursor>> batch(Cursor after) {
+            return inOrigin(() -> batchHere(after));
+        }
+
+        private CompletableFuture<PurgeLoop.Batch<Cursor>> batchHere(Cursor after) {
             return serverTime().thenCompose(now -> {
                 if (now == null) {
                     throw new IllegalStateException("Firestore returned no read time; cannot judge the horizon");
@@ -169,6 +183,16 @@ public final class Purger {
                     return new PurgeLoop.Batch<>(docs.size(), next, removed);
                 });
             });
+        }
+
+        /** Starts {@code work} with {@link #origin} current. */
+        private <T> T inOrigin(Supplier<T> work) {
+            Context previous = origin.attach();
+            try {
+                return work.get();
+            } finally {
+                origin.detach(previous);
+            }
         }
 
         /** Removes what the re-check allows of {@code docs}, at most {@link #WINDOW} at once: how many went. */
@@ -212,7 +236,7 @@ public final class Purger {
 
             private void launch(DocumentReference doc) {
                 inFlight++;
-                remove(doc).whenComplete((gone, error) -> ended(Boolean.TRUE.equals(gone), error));
+                inOrigin(() -> remove(doc)).whenComplete((gone, error) -> ended(Boolean.TRUE.equals(gone), error));
             }
 
             private synchronized void ended(boolean gone, Throwable error) {
