@@ -17,6 +17,9 @@ import java.time.Duration;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -64,13 +67,19 @@ class ZooKeeperSessionTest {
 
             // Close the holder's session on the server, as an operator (or a server that expired it) would: a
             // second handle on the same session id and password closes it, and ZooKeeper deletes its ephemeral nodes.
+            // close() waits for the server's answer, so the node is gone when it returns; the handle must be
+            // connected first, or there is no session on the wire to close.
             ZooKeeper holderZk = holderClient.getZookeeperClient().getZooKeeper();
-            new ZooKeeper(SERVER.getConnectString(), 10_000, event -> {}, holderZk.getSessionId(), holderZk.getSessionPasswd()).close();
+            CountDownLatch connected = new CountDownLatch(1);
+            ZooKeeper closer = new ZooKeeper(SERVER.getConnectString(), 10_000, event -> {
+                if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                    connected.countDown();
+                }
+            }, holderZk.getSessionId(), holderZk.getSessionPasswd());
+            assertThat(connected.await(30, TimeUnit.SECONDS)).as("the second handle joined the holder's session").isTrue();
+            closer.close();
 
-            Optional<Grant> taken = Optional.empty();
-            for (int i = 0; i < 100 && taken.isEmpty(); i++) { // the delete is applied with the close; a few polls at most
-                taken = other.tryAcquire(key, LockId.random(), Duration.ofSeconds(8));
-            }
+            Optional<Grant> taken = other.tryAcquire(key, LockId.random(), Duration.ofSeconds(8));
             assertThat(taken).as("the closed session's lease node is gone, so the key is free").isPresent();
             assertThat(taken.get().fence()).isGreaterThan(first.fence());
             assertThat(extendOnceCurator(holder, key, holderId)).as("the holder's next extend finds no lease: lost").isEmpty();
