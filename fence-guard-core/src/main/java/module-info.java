@@ -20,7 +20,8 @@ module dev.fenceguard.core {
     exports dev.fenceguard.core.spi;
     // Shared by fence-guard's own modules, never an API.
     exports dev.fenceguard.core.internal to
-            dev.fenceguard.jdbc, dev.fenceguard.jooq, dev.fenceguard.redis, dev.fenceguard.firestore, dev.fenceguard.dynamodb, dev.fenceguard.testkit,
+            dev.fenceguard.jdbc, dev.fenceguard.jooq, dev.fenceguard.redis, dev.fenceguard.firestore, dev.fenceguard.dynamodb,
+            dev.fenceguard.zookeeper, dev.fenceguard.testkit,
             dev.fenceguard.migrations, dev.fenceguard.reactor, dev.fenceguard.jpa,
             dev.fenceguard.spring, dev.fenceguard.spring.boot.autoconfigure,
             dev.fenceguard.shedlock;
