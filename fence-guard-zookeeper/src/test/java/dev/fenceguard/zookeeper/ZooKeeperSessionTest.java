@@ -139,4 +139,26 @@ class ZooKeeperSessionTest {
                     .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
         }
     }
+
+    /**
+     * A client that has no session yet (started, never connected: nothing listens on its port) cannot judge a
+     * lease's bound against the session, so an acquire fails UNAVAILABLE, naming the wait, and sends nothing.
+     * (The handle answers a session timeout of 0 until its first connection, which the check once took for a
+     * granted 0 ms session and refused as INVALID_ARGUMENT: a CI run of the docs' sample hit it.)
+     */
+    @Test
+    void anAcquireBeforeTheFirstSessionIsUnavailableNotRefused() throws Exception {
+        try (CuratorFramework unconnected = org.apache.curator.framework.CuratorFrameworkFactory.newClient("127.0.0.1:1", 30_000,
+                1_000, new org.apache.curator.retry.RetryOneTime(10))) {
+            unconnected.start();
+            ZooKeeperLockBackend backend = FenceGuardZooKeeper.builder(unconnected).withRootPath("/never").build().lockBackend();
+            assertThatThrownBy(() -> backend.tryAcquire(LockKey.of("k"), LockId.random(), Duration.ofSeconds(1), Duration.ofSeconds(2))
+                    .toCompletableFuture().join())
+                    .hasCauseInstanceOf(FenceGuardException.class)
+                    .cause().satisfies(e -> {
+                        assertThat(((FenceGuardException) e).code()).isEqualTo(ErrorCode.UNAVAILABLE);
+                        assertThat(e.getMessage()).contains("no session yet");
+                    });
+        }
+    }
 }

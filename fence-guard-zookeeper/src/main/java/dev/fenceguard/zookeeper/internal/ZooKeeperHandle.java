@@ -86,17 +86,26 @@ public final class ZooKeeperHandle {
     }
 
     /**
-     * The session timeout of the current handle: the one ZooKeeper granted (the server clamps what the client
-     * asked for to its bounds), or the one asked for while no session has been negotiated yet.
+     * The session timeout ZooKeeper granted the current handle (the server clamps what the client asked for to
+     * its bounds).
      *
-     * @throws dev.fenceguard.core.FenceGuardException ({@code UNAVAILABLE}) when Curator has no handle
+     * @throws dev.fenceguard.core.FenceGuardException ({@code UNAVAILABLE}) when Curator has no handle, or when
+     *     no session has been negotiated yet: the handle answers 0 until its first connection (a client just
+     *     started), and a lease's bound cannot be judged against a session that does not exist yet
      */
     public int sessionTimeoutMillis(String key, String operation) {
+        int granted;
         try {
-            return client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+            granted = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
         } catch (Exception | LinkageError e) {
             throw ZooKeeperErrors.map(e, key, operation);
         }
+        if (granted <= 0) {
+            throw new dev.fenceguard.core.FenceGuardException(dev.fenceguard.core.ErrorCode.UNAVAILABLE, key, operation
+                    + " failed: the ZooKeeper client has no session yet (still connecting); wait for it, e.g."
+                    + " CuratorFramework.blockUntilConnected, before the first lock call");
+        }
+        return granted;
     }
 
     /**
