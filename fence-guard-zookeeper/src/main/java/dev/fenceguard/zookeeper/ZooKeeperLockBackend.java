@@ -81,14 +81,17 @@ import org.slf4j.LoggerFactory;
  * the client's clock. After a leader election the leader's clock is another machine's: keep the
  * ensemble's clocks in step.
  *
- * <p><b>Session.</b> The lease node is ephemeral on the Curator client's session: when ZooKeeper ends
- * the session (the client was cut off for longer than the session timeout, or it closed), it deletes the
- * node and the lock is free. To make that harmless, a TTL may not exceed the session timeout (a longer
- * one fails {@code INVALID_ARGUMENT}): the holder's lease, timed on its own clock from the moment its
- * request was sent, then ends before ZooKeeper can end the session that the server last heard of after
- * that moment. The holder learns of a lost session at its next extend (which finds no node, so the
- * lock client reports the lease lost), and by then its lease has ended anyway, unless an operator or a
- * test closed the session early.
+ * <p><b>Session.</b> The lease node is ephemeral on the Curator client's session: when ZooKeeper ends the
+ * session (the client was cut off for longer than the session timeout, or it closed), it deletes the node
+ * and the lock is free. To make that harmless, a TTL may not exceed the session timeout (a longer one fails
+ * {@code INVALID_ARGUMENT}): the holder's lease, timed on its own clock from the moment its request was
+ * sent, then ends before ZooKeeper can end the session that the server last heard of after that moment. The
+ * holder learns of a lost session at its next extend (which finds no node, so the lock client reports the
+ * lease lost), and by then its lease has ended anyway, unless an operator or a test closed the session
+ * early. An extend of a lease node that is ephemeral on an earlier session of the client (Curator opened a
+ * new one after an expiry it was told of or judged itself, while the server may keep the old one, and the
+ * node, for up to its timeout) answers empty too: the node ends with that session, when no extension can
+ * promise to outlast.
  *
  * <p><b>Fences.</b> {@link FenceToken#MAX_VALUE} (9e14) is reached when the epoch passes 209,547 leader
  * elections; a grant whose {@code czxid} is above it deletes its node again and fails
@@ -96,13 +99,20 @@ import org.slf4j.LoggerFactory;
  * apply: {@code DENSE} and {@code CLOCK_FLOORED} are choices of backends that keep a counter. Restoring an
  * ensemble from an older snapshot rewinds zxids, and fences with them: see docs/zookeeper.md.
  *
+ * <p><b>Connection.</b> Every call first waits for the Curator client's connection, within the call's
+ * {@code timeout} and without holding a thread (a Curator {@code ConnectionStateListener}): a call made
+ * while the client is still connecting for the first time, or reconnecting after a dropped connection or
+ * an expired session, is sent once the connection is there, and fails {@code UNAVAILABLE} if the timeout
+ * passes first; a client that is not started, or closed, fails {@code UNAVAILABLE} at once. So there is no
+ * need to block on {@code CuratorFramework.blockUntilConnected} before the first call.
+ *
  * <p><b>Asynchronous.</b> Each request is sent once with ZooKeeper's asynchronous API on the Curator
  * client's current handle (no Curator retry: a lock write is never repeated unseen) and its stage completes
  * on ZooKeeper's event thread. ZooKeeper has no per-request deadline to hand the call's {@code timeout} to
- * and this backend starts no timer: the lock client ends the caller's wait at the timeout and releases a
- * grant that answers after it (see {@link LockBackend}); a request to a server that stopped answering fails
- * with {@code UNAVAILABLE} when the ZooKeeper client gives the connection up (two thirds of the session
- * timeout). Thread-safe; the Curator client stays yours.
+ * (it bounds only the wait for the connection, above): the lock client ends the caller's wait at the
+ * timeout and releases a grant that answers after it (see {@link LockBackend}); a request to a server that
+ * stopped answering fails with {@code UNAVAILABLE} when the ZooKeeper client gives the connection up (two
+ * thirds of the session timeout). Thread-safe; the Curator client stays yours.
  *
  * @since 0.1
  */
@@ -155,11 +165,10 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        FenceGuardException refused = ttlRefused(key, ttl, "acquire");
-        if (refused != null) {
-            return CompletableFuture.failedFuture(refused);
-        }
-        return acquire(key, holderData(lockId, ttl), ttl, 1);
+        return zk.connected(timeout, key.value(), "acquire").thenCompose(connected -> {
+            FenceGuardException refused = ttlRefused(key, ttl, "acquire");
+            return refused != null ? CompletableFuture.failedFuture(refused) : acquire(key, holderData(lockId, ttl), ttl, 1);
+        });
     }
 
     private CompletableFuture<Optional<Grant>> acquire(LockKey key, byte[] holder, Duration ttl, int attempt) {
@@ -220,7 +229,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Boolean> release(LockKey key, LockId lockId, Duration timeout) {
-        return release(key, lockId, 1);
+        return zk.connected(timeout, key.value(), "release").thenCompose(connected -> release(key, lockId, 1));
     }
 
     private CompletableFuture<Boolean> release(LockKey key, LockId lockId, int attempt) {
@@ -243,17 +252,22 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        FenceGuardException refused = ttlRefused(key, ttl, "extend");
-        if (refused != null) {
-            return CompletableFuture.failedFuture(refused);
-        }
-        return extend(key, lockId, ttl, 1);
+        return zk.connected(timeout, key.value(), "extend").thenCompose(connected -> {
+            FenceGuardException refused = ttlRefused(key, ttl, "extend");
+            return refused != null ? CompletableFuture.failedFuture(refused) : extend(key, lockId, ttl, 1);
+        });
     }
 
     private CompletableFuture<Optional<Instant>> extend(LockKey key, LockId lockId, Duration ttl, int attempt) {
         return read(key, "extend").thenCompose(state -> {
             Lease held = state.lease();
             if (held == null || !held.lockId().equals(lockId.value())) {
+                return CompletableFuture.completedFuture(Optional.empty());
+            }
+            if (held.owner() != state.session()) {
+                // Ephemeral on a session this client no longer uses (Curator opened a new one, after an expiry it
+                // was told of or judged itself, while the server may keep the old one for up to its timeout):
+                // the node ends with that session, at a time an extension cannot promise to outlast. Lost.
                 return CompletableFuture.completedFuture(Optional.empty());
             }
             String keyNode = paths.keyNode(key);
@@ -265,6 +279,10 @@ public final class ZooKeeperLockBackend implements LockBackend {
                             : CompletableFuture.failedFuture(lostRaces(key, "extend"));
                 }
                 Stat written = stat(a, 1);
+                if (a.session() != held.owner()) {
+                    // sent on a new session that Curator opened since the read: as above, the node's end is not ours
+                    return CompletableFuture.completedFuture(Optional.empty());
+                }
                 if (written.getMtime() < held.expiresAt()) {
                     return CompletableFuture.completedFuture(Optional.of(Instant.ofEpochMilli(written.getMtime() + ttl.toMillis())));
                 }
@@ -284,7 +302,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-        return read(key, "lookup").thenApply(state -> {
+        return zk.connected(timeout, key.value(), "lookup").thenCompose(connected -> read(key, "lookup")).thenApply(state -> {
             Lease held = state.lease();
             if (held == null || held.czxid() > FenceToken.MAX_VALUE || wallClock.getAsLong() >= held.expiresAt()) {
                 return Optional.empty();
@@ -295,28 +313,33 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     /**
      * Gets ready for the first calls: reads the node {@code <root>/warm-up} (no lock key maps to it, and
-     * nothing creates it) with a read-only {@code multi}, the request every operation sends, which also
-     * waits for Curator's handle to have a connection. Takes no lock and writes nothing.
+     * nothing creates it) with a read-only {@code multi}, the request every operation sends, once the
+     * Curator client is connected (waiting for that within {@code timeout}, as every call does). Takes no
+     * lock and writes nothing.
      *
      * @since 0.1
      */
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {
-        return zk.multi(List.of(Op.getData(paths.warmUpNode())), null, "warm-up").thenApply(a -> null);
+        return zk.connected(timeout, null, "warm-up").thenCompose(connected -> zk.multi(List.of(Op.getData(paths.warmUpNode())), null,
+                "warm-up")).thenApply(a -> null);
     }
 
-    /** The key node's version (-1 when it does not exist) and the lease, read at one instant. */
-    private record State(int keyVersion, Lease lease) {}
+    /** The key node's version (-1 when it does not exist) and the lease, read at one instant on session {@code session}. */
+    private record State(int keyVersion, Lease lease, long session) {}
 
-    /** A lease node: its holder's lock id, version, czxid and expiry ({@code mtime + ttl}, server clock). */
-    private record Lease(String lockId, int version, long czxid, long expiresAt) {}
+    /**
+     * A lease node: its holder's lock id, version, czxid, expiry ({@code mtime + ttl}, server clock) and the
+     * session it is ephemeral on.
+     */
+    private record Lease(String lockId, int version, long czxid, long expiresAt, long owner) {}
 
     private CompletableFuture<State> read(LockKey key, String operation) {
         return zk.multi(List.of(Op.getData(paths.keyNode(key)), Op.getData(paths.leaseNode(key))), key.value(), operation)
                 .thenApply(a -> {
                     int keyVersion = a.get(0) instanceof OpResult.GetDataResult k ? k.getStat().getVersion() : -1;
                     if (!(a.get(1) instanceof OpResult.GetDataResult l)) {
-                        return new State(keyVersion, null);
+                        return new State(keyVersion, null, a.session());
                     }
                     String data = new String(l.getData() == null ? NOTHING : l.getData(), StandardCharsets.UTF_8);
                     int colon = data.lastIndexOf(':');
@@ -331,7 +354,8 @@ public final class ZooKeeperLockBackend implements LockBackend {
                                 + paths.leaseNode(key) + " holds data fence-guard did not write");
                     }
                     Stat s = l.getStat();
-                    return new State(keyVersion, new Lease(data.substring(0, colon), s.getVersion(), s.getCzxid(), s.getMtime() + ttl));
+                    return new State(keyVersion, new Lease(data.substring(0, colon), s.getVersion(), s.getCzxid(), s.getMtime() + ttl,
+                            s.getEphemeralOwner()), a.session());
                 });
     }
 

@@ -2,8 +2,6 @@ package dev.fenceguard.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fenceguard.core.ErrorCode;
-import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockInfo;
 import dev.fenceguard.core.LockKey;
@@ -18,8 +16,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.junit.jupiter.api.Test;
@@ -45,27 +45,31 @@ class ZooKeeperLeaderFailoverTest {
                 LockKey held = LockKey.of("held");
                 LockKey other = LockKey.of("other");
                 LockId holder = LockId.random();
-                Grant before = retrying(() -> locks.tryAcquire(held, holder, Duration.ofSeconds(15))).orElseThrow();
+                Grant before = locks.tryAcquire(held, holder, Duration.ofSeconds(15)).orElseThrow();
                 long highestBefore = before.fence();
                 for (int i = 0; i < 5; i++) { // a few more fences on another key under the old leader
                     LockId id = LockId.random();
-                    highestBefore = Math.max(highestBefore, retrying(() -> locks.tryAcquire(other, id, Duration.ofSeconds(15))).orElseThrow().fence());
-                    assertThat(retrying(() -> locks.release(other, id))).isTrue();
+                    highestBefore = Math.max(highestBefore, locks.tryAcquire(other, id, Duration.ofSeconds(15)).orElseThrow().fence());
+                    assertThat(locks.release(other, id)).isTrue();
                 }
 
                 InstanceSpec leader = specs.stream().filter(ZooKeeperLeaderFailoverTest::isLeader).findFirst().orElseThrow();
+                CountDownLatch reconnected = reconnectedLatch(client);
                 assertThat(cluster.killServer(leader)).isTrue();
+                // Every client loses its connection when the leader goes (a follower without a leader closes its
+                // clients' connections too), and gets one back once a new leader leads: call after that.
+                assertThat(reconnected.await(120, TimeUnit.SECONDS)).as("Curator reconnected after the election").isTrue();
 
-                Optional<Instant> extended = retrying(() -> locks.extend(held, holder, Duration.ofSeconds(15)));
+                Optional<Instant> extended = locks.extend(held, holder, Duration.ofSeconds(15));
                 if (extended.isPresent()) {
-                    Optional<LockInfo> info = retrying(() -> locks.lookup(held));
+                    Optional<LockInfo> info = locks.lookup(held);
                     assertThat(info).as("a kept lease keeps its fence").map(i -> i.fence().value()).contains(before.fence());
-                    assertThat(retrying(() -> locks.release(held, holder))).as("a kept lease is released").isTrue();
+                    assertThat(locks.release(held, holder)).as("a kept lease is released").isTrue();
                 } else {
-                    assertThat(retrying(() -> locks.release(held, holder))).as("a lost lease cannot be released").isFalse();
+                    assertThat(locks.release(held, holder)).as("a lost lease cannot be released").isFalse();
                 }
-                Grant after = retrying(() -> locks.tryAcquire(held, LockId.random(), Duration.ofSeconds(15))).orElseThrow();
-                Grant afterOther = retrying(() -> locks.tryAcquire(other, LockId.random(), Duration.ofSeconds(15))).orElseThrow();
+                Grant after = locks.tryAcquire(held, LockId.random(), Duration.ofSeconds(15)).orElseThrow();
+                Grant afterOther = locks.tryAcquire(other, LockId.random(), Duration.ofSeconds(15)).orElseThrow();
                 long highest = highestBefore;
                 assertThat(List.of(after.fence(), afterOther.fence())).as("fences after the election, above %d", highest)
                         .allMatch(f -> f > highest);
@@ -74,22 +78,19 @@ class ZooKeeperLeaderFailoverTest {
         }
     }
 
-    /** Calls made while the ensemble elects a leader fail UNAVAILABLE; each is repeated until it is answered. */
-    private static <T> T retrying(Callable<T> call) throws Exception {
-        for (int i = 0; ; i++) {
-            try {
-                return call.call();
-            } catch (FenceGuardException e) {
-                if (e.code() != ErrorCode.UNAVAILABLE || i >= 600) {
-                    throw e;
-                }
-                Thread.sleep(50); // polling for the new leader, not ordering the test
+    /** Counts down when Curator next reports its connection back (RECONNECTED: the same session, or a new one). */
+    static CountDownLatch reconnectedLatch(CuratorFramework client) {
+        CountDownLatch reconnected = new CountDownLatch(1);
+        client.getConnectionStateListenable().addListener((c, state) -> {
+            if (state == ConnectionState.RECONNECTED) {
+                reconnected.countDown();
             }
-        }
+        });
+        return reconnected;
     }
 
     /** Whether the server of {@code spec} says it leads, by ZooKeeper's {@code srvr} command. */
-    private static boolean isLeader(InstanceSpec spec) {
+    static boolean isLeader(InstanceSpec spec) {
         try (Socket socket = new Socket("127.0.0.1", spec.getPort())) {
             OutputStream out = socket.getOutputStream();
             out.write("srvr".getBytes(StandardCharsets.US_ASCII));

@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -18,7 +17,7 @@ final class ZooKeeperSamples {
 
     private ZooKeeperSamples() {}
 
-    static LockClient docSetUp(String connectString) throws InterruptedException {
+    static LockClient docSetUp(String connectString) {
         // docs/zookeeper.md: setup (begin)
         CuratorFramework curator = CuratorFrameworkFactory.builder()
                 .connectString(connectString)                 // "zk1:2181,zk2:2181,zk3:2181"
@@ -26,7 +25,6 @@ final class ZooKeeperSamples {
                 .retryPolicy(new ExponentialBackoffRetry(100, 5))
                 .build();
         curator.start();                                      // yours: close it when the application stops
-        curator.blockUntilConnected(10, TimeUnit.SECONDS);    // a lock call needs a session: UNAVAILABLE before it
         FenceGuardZooKeeper zooKeeper = FenceGuardZooKeeper.builder(curator)
                 .withRootPath("/fence-guard/locks")           // the default
                 .build();

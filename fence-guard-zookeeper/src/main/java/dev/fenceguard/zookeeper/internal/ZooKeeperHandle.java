@@ -1,8 +1,14 @@
 package dev.fenceguard.zookeeper.internal;
 
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.internal.Timer;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -16,6 +22,10 @@ import org.apache.zookeeper.data.ACL;
  * own background operations retry a request after a lost connection; a lock write must not be sent twice
  * unseen, so the backend sends each request once on the handle, and a lost connection is a failure the
  * caller sees ({@code UNAVAILABLE}). The stages complete on ZooKeeper's event thread.
+ *
+ * <p>Before a request, {@link #connected} waits (without a thread) for Curator's connection, within the
+ * call's timeout: a client just started, or one reconnecting, gets its session first, rather than a
+ * request sent into a connection that is not there (which ZooKeeper fails with {@code CONNECTIONLOSS}).
  */
 public final class ZooKeeperHandle {
 
@@ -29,8 +39,48 @@ public final class ZooKeeperHandle {
         return client;
     }
 
-    /** What a {@code multi} answered: OK with a result per op, or the node-level failure of a write. */
-    public record Answer(int rc, List<OpResult> results) {
+    private static final CompletableFuture<Void> READY = CompletableFuture.completedFuture(null);
+
+    /**
+     * Completes when the Curator client is connected: at once if it is, else when Curator reports the
+     * connection (a {@link ConnectionStateListener}, on Curator's event thread; no thread waits). Fails
+     * {@code UNAVAILABLE} when {@code timeout} passes first (on fence-guard's timer thread), or at once
+     * when the client is not started or already closed, since no connection can come then.
+     */
+    public CompletableFuture<Void> connected(Duration timeout, String key, String operation) {
+        if (client.getZookeeperClient().isConnected()) {
+            return READY;
+        }
+        CuratorFrameworkState state = client.getState();
+        if (state != CuratorFrameworkState.STARTED) {
+            return CompletableFuture.failedFuture(new FenceGuardException(ErrorCode.UNAVAILABLE, key, operation + " failed: the Curator"
+                    + " client is " + (state == CuratorFrameworkState.LATENT ? "not started (call start() first)" : "closed")));
+        }
+        CompletableFuture<Void> ready = new CompletableFuture<>();
+        ConnectionStateListener listener = (c, newState) -> {
+            if (newState.isConnected()) {
+                ready.complete(null);
+            }
+        };
+        client.getConnectionStateListenable().addListener(listener);
+        Timer.Bound bound = Timer.bound(timeout, () -> ready.completeExceptionally(new FenceGuardException(ErrorCode.UNAVAILABLE, key,
+                operation + " failed: no connection to ZooKeeper within the call's timeout of " + timeout.toMillis() + " ms")));
+        ready.whenComplete((x, e) -> {
+            client.getConnectionStateListenable().removeListener(listener);
+            bound.lift();
+        });
+        // Connected between the first look and the listener's registration: Curator reported it to nobody here.
+        if (client.getZookeeperClient().isConnected()) {
+            ready.complete(null);
+        }
+        return ready;
+    }
+
+    /**
+     * What a {@code multi} answered: OK with a result per op, or the node-level failure of a write; and the id
+     * of the session it was sent on (the handle's, at sending).
+     */
+    public record Answer(int rc, List<OpResult> results, long session) {
         public boolean ok() {
             return rc == KeeperException.Code.OK.intValue();
         }
@@ -65,10 +115,11 @@ public final class ZooKeeperHandle {
         } catch (Exception | LinkageError e) {
             return CompletableFuture.failedFuture(ZooKeeperErrors.map(e, key, operation));
         }
+        long session = zk.getSessionId();
         try {
             zk.multi(ops, (rc, path, ctx, results) -> {
                 if (isNodeOutcome(rc) && results != null) {
-                    answer.complete(new Answer(rc, results));
+                    answer.complete(new Answer(rc, results, session));
                 } else {
                     answer.completeExceptionally(ZooKeeperErrors.of(rc, key, operation));
                 }
@@ -89,9 +140,9 @@ public final class ZooKeeperHandle {
      * The session timeout ZooKeeper granted the current handle (the server clamps what the client asked for to
      * its bounds).
      *
-     * @throws dev.fenceguard.core.FenceGuardException ({@code UNAVAILABLE}) when Curator has no handle, or when
-     *     no session has been negotiated yet: the handle answers 0 until its first connection (a client just
-     *     started), and a lease's bound cannot be judged against a session that does not exist yet
+     * @throws FenceGuardException ({@code UNAVAILABLE}) when Curator has no handle, or when no session has
+     *     been negotiated: the handle answers 0 until its first connection, and a lease's bound cannot be
+     *     judged against a session that does not exist (callers wait for {@link #connected} first)
      */
     public int sessionTimeoutMillis(String key, String operation) {
         int granted;
@@ -101,9 +152,9 @@ public final class ZooKeeperHandle {
             throw ZooKeeperErrors.map(e, key, operation);
         }
         if (granted <= 0) {
-            throw new dev.fenceguard.core.FenceGuardException(dev.fenceguard.core.ErrorCode.UNAVAILABLE, key, operation
-                    + " failed: the ZooKeeper client has no session yet (still connecting); wait for it, e.g."
-                    + " CuratorFramework.blockUntilConnected, before the first lock call");
+            // connected() came first, so this is a connection lost again in between: as ZooKeeper would answer it
+            throw new FenceGuardException(ErrorCode.UNAVAILABLE, key, operation
+                    + " failed: the ZooKeeper client has no session (it lost its connection again while the call began)");
         }
         return granted;
     }
