@@ -68,10 +68,12 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *
  * <p><b>Asynchronous and bounded.</b> Every method returns at once; the SDK's asynchronous client sends
  * the request and completes the stage from its event loop. The {@code timeout} of a call is one deadline
- * for its chain of requests, run on fence-guard's timer thread; at the deadline the stage fails with
- * {@code TIMEOUT} and the request still out is cancelled (which aborts its HTTP exchange). A timed-out
- * operation may still have taken effect. The SDK's own retries (throttling, 5xx) happen inside that
- * deadline.
+ * for its chain of requests, run on fence-guard's timer thread. DynamoDB takes no deadline, so a request
+ * sent before the timeout may answer after it: as {@link LockBackend} asks, the stage then completes with
+ * that answer (the lock client releases a grant nobody waits for), and nothing more is sent after the
+ * timeout. A request still unanswered 2 s after the timeout is cancelled (which aborts its HTTP exchange)
+ * and the stage fails with {@code TIMEOUT}; such an operation may still have taken effect, and a grant it
+ * made runs out at its TTL. The SDK's own retries (throttling, 5xx) happen inside that deadline.
  *
  * <p>Immutable and thread-safe.
  *
@@ -134,7 +136,7 @@ public final class DynamoDbLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<Grant>> tryAcquire(LockKey key, LockId lockId, Duration ttl, Duration timeout) {
-        return Bounded.run(timeout, key.value(), "acquire", chain -> acquire(chain, key, lockId, ttl, ATTEMPTS));
+        return Bounded.run(timeout, Bounded.LATE_ANSWERS, key.value(), "acquire", chain -> acquire(chain, key, lockId, ttl, ATTEMPTS));
     }
 
     private CompletionStage<Optional<Grant>> acquire(Bounded<Optional<Grant>> chain, LockKey key, LockId lockId, Duration ttl,
@@ -230,7 +232,7 @@ public final class DynamoDbLockBackend implements LockBackend {
                 .updateExpression("REMOVE #lockId, #exp").conditionExpression("#lockId = :id AND #exp > :now")
                 .expressionAttributeValues(Map.of(":id", AttributeValue.fromS(lockId.value()), ":now", Attributes.n(now)))
                 .build();
-        return Bounded.run(timeout, key.value(), "release", chain -> chain.send(() -> client.updateItem(sent))
+        return Bounded.run(timeout, Bounded.LATE_ANSWERS, key.value(), "release", chain -> chain.send(() -> client.updateItem(sent))
                 .handle((response, error) -> {
                     if (error == null) {
                         return true;
@@ -252,7 +254,7 @@ public final class DynamoDbLockBackend implements LockBackend {
                 .expressionAttributeValues(Map.of(":id", AttributeValue.fromS(lockId.value()), ":now", Attributes.n(now),
                         ":exp", Attributes.n(expires)))
                 .build();
-        return Bounded.run(timeout, key.value(), "extend", chain -> chain.send(() -> client.updateItem(sent))
+        return Bounded.run(timeout, Bounded.LATE_ANSWERS, key.value(), "extend", chain -> chain.send(() -> client.updateItem(sent))
                 .handle((response, error) -> {
                     if (error == null) {
                         return Optional.of(Instant.ofEpochMilli(expires));
@@ -266,7 +268,7 @@ public final class DynamoDbLockBackend implements LockBackend {
 
     @Override
     public CompletionStage<Optional<LockInfo>> lookup(LockKey key, Duration timeout) {
-        return Bounded.run(timeout, key.value(), "lookup", chain -> read(chain, pk(key)).thenApply(item -> {
+        return Bounded.run(timeout, Bounded.LATE_ANSWERS, key.value(), "lookup", chain -> read(chain, pk(key)).thenApply(item -> {
             long now = time.now().toEpochMilli();
             return isLive(item, now)
                     ? Optional.of(new LockInfo(key, FenceToken.of(Attributes.number(item, FENCE, 0)),
@@ -286,7 +288,7 @@ public final class DynamoDbLockBackend implements LockBackend {
     @Override
     public CompletionStage<Void> warmUp(Duration timeout) {
         Map<String, AttributeValue> warmUp = Map.of(PK, AttributeValue.fromS(WARM_UP_PK));
-        return Bounded.run(timeout, null, "warm-up", chain -> dev.fenceguard.core.internal.WarmUps.rounds(read(chain, warmUp),
+        return Bounded.run(timeout, Bounded.LATE_ANSWERS, null, "warm-up", chain -> dev.fenceguard.core.internal.WarmUps.rounds(read(chain, warmUp),
                 () -> read(chain, warmUp)));
     }
 
