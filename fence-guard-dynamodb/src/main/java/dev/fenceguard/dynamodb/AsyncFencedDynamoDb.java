@@ -51,6 +51,11 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * writer changed the item in between), the write is sent again, a few times at most; a call that keeps
  * losing fails with {@code UNAVAILABLE}.
  *
+ * <p><b>Your own transaction.</b> The {@code transact*} methods build the fenced item's action of a
+ * {@code TransactWriteItems} of yours with the same condition text and fence encoding, under placeholders of their own
+ * ({@code #fgFence}, {@code #fgDeleted}, {@code #fgKey}, {@code :fgFence}); {@link #transactWriteItems} sends it once
+ * and reads the cancellation reason at the fenced item's index (see {@link FencedDynamoDb#transactWriteItems}).
+ *
  * <p><b>Bounded.</b> Each call ends by the call timeout ({@link FenceGuardDynamoDb.Builder#withCallTimeout}):
  * at the timeout the stage fails with {@code TIMEOUT} and the request still out is cancelled. A write that
  * timed out may still have been applied: read the item to know.

@@ -37,6 +37,13 @@ import software.amazon.awssdk.services.dynamodb.model.Update;
  * changes it. Do not give tombstones a DynamoDB TTL shorter than the longest a writer may pause
  * (docs/dynamodb.md).
  *
+ * <p><b>Your own transaction.</b> {@link #transactUpdate}, {@link #transactPut}, {@link #transactDelete} and
+ * {@link #transactConditionCheck} build the fenced item's action for a {@code TransactWriteItems} of yours (from your
+ * own {@code Update} or {@code Put} where the transaction writes the item, a {@code ConditionCheck} where it does not),
+ * with the same rule and fence encoding as the writes above; {@link #transactWriteItems} runs the transaction and
+ * reads its outcome: {@code Applied}, {@code Stale}, {@code NotFound}, or a {@link FencedTransactionCanceledException}
+ * when something else than the fence cancelled it.
+ *
  * <p><b>Lock items are not resources.</b> Every call refuses an item of the lock table (and of the tables
  * named with {@link FenceGuardDynamoDb.Builder#withOtherLockTables}) with an {@link IllegalArgumentException}
  * before any I/O.

@@ -240,7 +240,7 @@ final class FencedTransactions {
         } else {
             throw new IllegalArgumentException("transactItems[" + i + "] has no action (Update, Put, Delete or ConditionCheck)");
         }
-        if (lockTables.contains(table)) {
+        if (table != null && lockTables.contains(table)) {
             throw new IllegalArgumentException("transactItems[" + i + "] acts on the lock table '" + table
                     + "': a write there could rewind a lock's fence or take over a lock; lock tables are " + lockTables);
         }
