@@ -1,6 +1,7 @@
 package dev.fenceguard.dynamodb;
 
 import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceEncoding;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
@@ -19,13 +20,19 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.Put;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
+import software.amazon.awssdk.services.dynamodb.model.Update;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
@@ -43,6 +50,11 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * reads the item once, strongly consistent. If that read finds the write admissible after all (another
  * writer changed the item in between), the write is sent again, a few times at most; a call that keeps
  * losing fails with {@code UNAVAILABLE}.
+ *
+ * <p><b>Your own transaction.</b> The {@code transact*} methods build the fenced item's action of a
+ * {@code TransactWriteItems} of yours with the same condition text and fence encoding, under placeholders of their own
+ * ({@code #fgFence}, {@code #fgDeleted}, {@code #fgKey}, {@code :fgFence}); {@link #transactWriteItems} sends it once
+ * and reads the cancellation reason at the fenced item's index (see {@link FencedDynamoDb#transactWriteItems}).
  *
  * <p><b>Bounded.</b> Each call ends by the call timeout ({@link FenceGuardDynamoDb.Builder#withCallTimeout}):
  * at the timeout the stage fails with {@code TIMEOUT} and the request still out is cancelled. A write that
@@ -68,6 +80,7 @@ public final class AsyncFencedDynamoDb {
     private final List<String> lockTables;
     private final Duration timeout;
     private final String warmUpTable;
+    private final FencedTransactions transactions;
 
     AsyncFencedDynamoDb(DynamoDbAsyncClient client, WriteRule rule, String fenceAttribute, String deletedAttribute,
             List<String> lockTables, Duration timeout, String warmUpTable) {
@@ -78,6 +91,7 @@ public final class AsyncFencedDynamoDb {
         this.lockTables = lockTables;
         this.timeout = timeout;
         this.warmUpTable = warmUpTable;
+        this.transactions = new FencedTransactions(this, client, fenceAttribute, deletedAttribute, lockTables);
     }
 
     WriteRule rule() {
@@ -119,11 +133,11 @@ public final class AsyncFencedDynamoDb {
             i++;
         }
         UpdateItemRequest write = UpdateItemRequest.builder().tableName(item.table()).key(item.key())
-                .updateExpression(set.toString()).conditionExpression("attribute_exists(#k) AND attribute_not_exists(#d) AND " + admits())
+                .updateExpression(set.toString()).conditionExpression(live("#k", "#d") + " AND " + admits())
                 .expressionAttributeNames(names).expressionAttributeValues(vals)
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD).build();
         return observed(item, "update", fence, chain -> attempt(chain, item, fence, () -> client.updateItem(write).thenApply(r -> null),
-                seen -> seen == null || deleted(seen) && rule.admits(fence, stored(seen)) ? notFound(item) : null));
+                true));
     }
 
     /**
@@ -143,7 +157,7 @@ public final class AsyncFencedDynamoDb {
                 .expressionAttributeNames(Map.of("#f", fenceAttribute)).expressionAttributeValues(Map.of(":f", encoded(fence)))
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD).build();
         return observed(item, "put", fence, chain -> attempt(chain, item, fence, () -> client.putItem(write).thenApply(r -> null),
-                seen -> null));
+                false));
     }
 
     /**
@@ -157,7 +171,7 @@ public final class AsyncFencedDynamoDb {
     public CompletionStage<WriteOutcome> claim(ItemKey item, FenceToken fence) {
         check(item, fence);
         UpdateItemRequest onItem = UpdateItemRequest.builder().tableName(item.table()).key(item.key())
-                .updateExpression("SET #f = :f").conditionExpression("attribute_exists(#k) AND attribute_not_exists(#d) AND " + admits())
+                .updateExpression("SET #f = :f").conditionExpression(live("#k", "#d") + " AND " + admits())
                 .expressionAttributeNames(names(item)).expressionAttributeValues(Map.of(":f", encoded(fence)))
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD).build();
         UpdateItemRequest onTombstone = UpdateItemRequest.builder().tableName(item.table()).key(item.key())
@@ -178,8 +192,8 @@ public final class AsyncFencedDynamoDb {
                 return CompletableFuture.<WriteOutcome>failedFuture(error);
             }
             return refused(chain, item, error).thenCompose(seen -> {
-                if (seen != null && !rule.admits(fence, stored(seen))) {
-                    return CompletableFuture.completedFuture(rule.stale(item.toString(), fence, stored(seen)));
+                if (seen != null && !rule.admits(fence, stored(item, seen))) {
+                    return CompletableFuture.completedFuture(rule.stale(item.toString(), fence, stored(item, seen)));
                 }
                 if (attemptsLeft <= 1) {
                     throw contended(item, "claim");
@@ -218,22 +232,87 @@ public final class AsyncFencedDynamoDb {
                 .expressionAttributeNames(Map.of("#f", fenceAttribute)).expressionAttributeValues(Map.of(":f", encoded(fence)))
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD).build();
         return observed(item, "delete", fence, chain -> attempt(chain, item, fence, () -> client.putItem(write).thenApply(r -> null),
-                seen -> null));
+                false));
     }
 
     /**
-     * Sends {@code write}; on a failed condition learns the item and answers {@code Stale} if the rule refuses its
-     * fence, else what {@code otherwise} says of it (null: the write is admissible now, so it is sent again).
+     * {@link FencedDynamoDb#transactUpdate(ItemKey, FenceToken, Update)}: builds no stage, does no I/O.
+     *
+     * @since 0.1
+     */
+    public TransactWriteItem transactUpdate(ItemKey item, FenceToken fence, Update update) {
+        return transactions.update(item, fence, update);
+    }
+
+    /**
+     * {@link FencedDynamoDb#transactUpdate(ItemKey, FenceToken, Consumer)}: builds no stage, does no I/O.
+     *
+     * @since 0.1
+     */
+    public TransactWriteItem transactUpdate(ItemKey item, FenceToken fence, Consumer<Update.Builder> update) {
+        return transactUpdate(item, fence, Update.builder().applyMutation(Objects.requireNonNull(update, "update")).build());
+    }
+
+    /**
+     * {@link FencedDynamoDb#transactPut(ItemKey, FenceToken, Put)}: builds no stage, does no I/O.
+     *
+     * @since 0.1
+     */
+    public TransactWriteItem transactPut(ItemKey item, FenceToken fence, Put put) {
+        return transactions.put(item, fence, put);
+    }
+
+    /**
+     * {@link FencedDynamoDb#transactPut(ItemKey, FenceToken, Consumer)}: builds no stage, does no I/O.
+     *
+     * @since 0.1
+     */
+    public TransactWriteItem transactPut(ItemKey item, FenceToken fence, Consumer<Put.Builder> put) {
+        return transactPut(item, fence, Put.builder().applyMutation(Objects.requireNonNull(put, "put")).build());
+    }
+
+    /**
+     * {@link FencedDynamoDb#transactDelete}: builds no stage, does no I/O.
+     *
+     * @since 0.1
+     */
+    public TransactWriteItem transactDelete(ItemKey item, FenceToken fence) {
+        return transactions.delete(item, fence);
+    }
+
+    /**
+     * {@link FencedDynamoDb#transactConditionCheck}: builds no stage, does no I/O.
+     *
+     * @since 0.1
+     */
+    public TransactWriteItem transactConditionCheck(ItemKey item, FenceToken fence) {
+        return transactions.conditionCheck(item, fence);
+    }
+
+    /**
+     * {@link FencedDynamoDb#transactWriteItems} without waiting.
+     *
+     * @return a stage of {@code Applied}, {@code Stale(stored)} or {@code NotFound}; it fails with a
+     *     {@link FencedTransactionCanceledException} if DynamoDB cancelled the transaction for another reason than the fence
+     * @throws IllegalArgumentException as {@link FencedDynamoDb#transactWriteItems}, before any I/O
+     * @throws NullPointerException if an argument is null
+     * @since 0.1
+     */
+    public CompletionStage<WriteOutcome> transactWriteItems(TransactWriteItemsRequest request, ItemKey item, FenceToken fence) {
+        return transactions.write(request, item, fence);
+    }
+
+    /**
+     * Sends {@code write}; on a failed condition learns the item and answers what {@link #judge} says of it
+     * (null: the write is admissible now, so it is sent again).
      */
     private CompletionStage<WriteOutcome> attempt(Bounded<WriteOutcome> chain, ItemKey item, FenceToken fence,
-            java.util.function.Supplier<CompletableFuture<Void>> write,
-            Function<Map<String, AttributeValue>, WriteOutcome> otherwise) {
-        return attempt(chain, item, fence, write, otherwise, ATTEMPTS);
+            Supplier<CompletableFuture<Void>> write, boolean live) {
+        return attempt(chain, item, fence, write, live, ATTEMPTS);
     }
 
     private CompletionStage<WriteOutcome> attempt(Bounded<WriteOutcome> chain, ItemKey item, FenceToken fence,
-            java.util.function.Supplier<CompletableFuture<Void>> write,
-            Function<Map<String, AttributeValue>, WriteOutcome> otherwise, int attemptsLeft) {
+            Supplier<CompletableFuture<Void>> write, boolean live, int attemptsLeft) {
         return chain.send(write).handle((done, error) -> {
             if (error == null) {
                 return CompletableFuture.<WriteOutcome>completedFuture(new WriteOutcome.Applied(item.toString(), fence.value()));
@@ -242,19 +321,32 @@ public final class AsyncFencedDynamoDb {
                 return CompletableFuture.<WriteOutcome>failedFuture(error);
             }
             return refused(chain, item, error).thenCompose(seen -> {
-                if (seen != null && !rule.admits(fence, stored(seen))) {
-                    return CompletableFuture.completedFuture(rule.stale(item.toString(), fence, stored(seen)));
-                }
-                WriteOutcome outcome = otherwise.apply(seen);
+                WriteOutcome outcome = judge(item, fence, seen, live);
                 if (outcome != null) {
                     return CompletableFuture.completedFuture(outcome);
                 }
                 if (attemptsLeft <= 1) {
                     throw contended(item, "write");
                 }
-                return attempt(chain, item, fence, write, otherwise, attemptsLeft - 1);
+                return attempt(chain, item, fence, write, live, attemptsLeft - 1);
             });
         }).thenCompose(stage -> stage);
+    }
+
+    /**
+     * What a refused write's item says: {@code Stale} if the rule refuses its fence; {@code NotFound} if the write
+     * needs a live item ({@code live}) and it is absent or a tombstone; null if neither (the refusal was not the fence's).
+     *
+     * @throws FenceGuardException {@code INVALID_ARGUMENT} if the item's fence is not stored in this encoding
+     */
+    WriteOutcome judge(ItemKey item, FenceToken fence, Map<String, AttributeValue> seen, boolean live) {
+        if (seen != null) {
+            long stored = stored(item, seen);
+            if (!rule.admits(fence, stored)) {
+                return rule.stale(item.toString(), fence, stored);
+            }
+        }
+        return live && (seen == null || deleted(seen)) ? notFound(item) : null;
     }
 
     /** The item as the failed condition saw it: sent back with the failure where DynamoDB does, else one consistent read. */
@@ -263,17 +355,33 @@ public final class AsyncFencedDynamoDb {
         if (failed.hasItem() && !failed.item().isEmpty()) {
             return CompletableFuture.completedFuture(failed.item());
         }
+        return read(chain, item);
+    }
+
+    /** The item, strongly consistent; null if absent. */
+    CompletionStage<Map<String, AttributeValue>> read(Bounded<WriteOutcome> chain, ItemKey item) {
         GetItemRequest get = GetItemRequest.builder().tableName(item.table()).key(item.key()).consistentRead(true).build();
         return chain.send(() -> client.getItem(get)).thenApply(r -> r.hasItem() && !r.item().isEmpty() ? r.item() : null);
     }
 
-    private CompletionStage<WriteOutcome> observed(ItemKey item, String operation, FenceToken fence,
+    CompletionStage<WriteOutcome> observed(ItemKey item, String operation, FenceToken fence,
             Function<Bounded<WriteOutcome>, CompletionStage<WriteOutcome>> body) {
         return rule.observeAsync(item.table(), operation, fence, () -> Bounded.run(timeout, item.toString(), operation, body));
     }
 
     private String admits() {
-        return "(attribute_not_exists(#f) OR #f " + (rule.policy() == FencePolicy.STRICTLY_NEWER ? "<" : "<=") + " :f)";
+        return admits("#f", ":f");
+    }
+
+    /** The write rule as a condition on the fence attribute named {@code name}, against the fence in {@code value}. */
+    String admits(String name, String value) {
+        return "(attribute_not_exists(" + name + ") OR " + name + (rule.policy() == FencePolicy.STRICTLY_NEWER ? " < " : " <= ")
+                + value + ")";
+    }
+
+    /** The item exists ({@code key}: a key attribute's placeholder) and is not a tombstone ({@code deleted}'s placeholder). */
+    static String live(String key, String deleted) {
+        return "attribute_exists(" + key + ") AND attribute_not_exists(" + deleted + ")";
     }
 
     private Map<String, String> names(ItemKey item) {
@@ -284,25 +392,44 @@ public final class AsyncFencedDynamoDb {
         return names;
     }
 
-    private AttributeValue encoded(FenceToken fence) {
+    AttributeValue encoded(FenceToken fence) {
         Object value = rule.encode(fence);
         return value instanceof Long n ? Attributes.n(n) : AttributeValue.fromS(value.toString());
     }
 
-    private long stored(Map<String, AttributeValue> seen) {
+    /**
+     * The fence {@code seen} holds (0 without one). A fence of the other type (a number under {@code TEXT}, text under
+     * {@code INTEGER}) or text that is no fence is a misconfiguration, not a refusal: DynamoDB compares values of
+     * different types as neither smaller nor equal, so every fenced write to the item would fail its condition for good.
+     */
+    long stored(ItemKey item, Map<String, AttributeValue> seen) {
         AttributeValue v = seen.get(fenceAttribute);
         if (v == null) {
             return 0;
         }
-        return WriteRule.decode(v.n() != null ? (Object) Long.valueOf(v.n()) : v.s());
+        boolean text = rule.encoding() == FenceEncoding.TEXT;
+        String expected = text ? "S" : "N";
+        if (text ? v.s() == null : v.n() == null) {
+            throw new FenceGuardException(ErrorCode.INVALID_ARGUMENT, item.toString(), "the fence attribute '" + fenceAttribute
+                    + "' of the item is of type " + v.type() + ", but these fenced writes store fences as " + rule.encoding() + " (type "
+                    + expected + "; FenceGuardDynamoDb.Builder.withEncoding): DynamoDB compares values of different types as neither"
+                    + " smaller nor equal, so no fenced write passes on this item until the encodings agree; nothing was written");
+        }
+        try {
+            return WriteRule.decode(text ? v.s() : (Object) Long.valueOf(v.n()));
+        } catch (IllegalStateException | NumberFormatException e) {
+            throw new FenceGuardException(ErrorCode.INVALID_ARGUMENT, item.toString(), "the fence attribute '" + fenceAttribute
+                    + "' of the item holds no fence: " + (text ? "15 digits" : "a whole number up to " + FenceToken.MAX_VALUE)
+                    + " expected (value withheld); nothing was written");
+        }
     }
 
-    private boolean deleted(Map<String, AttributeValue> seen) {
+    boolean deleted(Map<String, AttributeValue> seen) {
         AttributeValue v = seen.get(deletedAttribute);
         return v != null && Boolean.TRUE.equals(v.bool());
     }
 
-    private WriteOutcome notFound(ItemKey item) {
+    WriteOutcome notFound(ItemKey item) {
         return new WriteOutcome.NotFound(item.toString());
     }
 
@@ -311,7 +438,7 @@ public final class AsyncFencedDynamoDb {
                 + " races to other writers of the item; nothing was written by this call");
     }
 
-    private void check(ItemKey item, FenceToken fence) {
+    void check(ItemKey item, FenceToken fence) {
         Objects.requireNonNull(item, "item");
         Objects.requireNonNull(fence, "fence");
         if (lockTables.contains(item.table())) {

@@ -356,7 +356,8 @@ public final class FenceGuardDynamoDb {
         /**
          * Where each fenced write is observed: one {@code fenceguard.write} observation per call, with
          * {@code backend} {@code dynamodb}, {@code resource.type} the table name, the {@code operation}
-         * ({@code update}, {@code put}, {@code claim}, {@code delete}) and the {@code outcome}. Default
+         * ({@code update}, {@code put}, {@code claim}, {@code delete}, {@code transaction} for
+         * {@link FencedDynamoDb#transactWriteItems}) and the {@code outcome}. Default
          * {@link LockObservations#none()}.
          *
          * @throws NullPointerException if {@code observations} is null

@@ -23,6 +23,11 @@ class DynamoDbFencedResourceProperties extends FencedResourceProperties {
     static final FencedDynamoDb FENCED = Dynamo.withNewLockTable(CLIENT, "resprops-locks").withMetrics(LockMetrics.none()).build()
             .fencedWrites();
 
+    /** The fenced writes under test; {@link DynamoDbTextFencedResourceProperties} swaps in the TEXT encoding. */
+    protected FencedDynamoDb fenced() {
+        return FENCED;
+    }
+
     static ItemKey item(String id) {
         return ItemKey.of(TABLE, "id", id);
     }
@@ -35,17 +40,17 @@ class DynamoDbFencedResourceProperties extends FencedResourceProperties {
 
     @Override
     protected WriteOutcome write(String id, FenceToken fence, String value, Pause pause) throws Exception {
-        return FENCED.update(item(id), fence, Map.of("value", value));
+        return fenced().update(item(id), fence, Map.of("value", value));
     }
 
     @Override
     protected WriteOutcome upsert(String id, FenceToken fence, String value, Pause pause) throws Exception {
-        return FENCED.put(item(id), fence, Map.of("value", value));
+        return fenced().put(item(id), fence, Map.of("value", value));
     }
 
     @Override
     protected WriteOutcome delete(String id, FenceToken fence, Pause pause) throws Exception {
-        return FENCED.delete(item(id), fence);
+        return fenced().delete(item(id), fence);
     }
 
     @Override

@@ -11,6 +11,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 
 /** The samples of docs/dynamodb.md and of the dynamodb module's Javadoc; the test runs them on the test DynamoDB. */
 final class DynamoDbSamples {
@@ -39,6 +42,23 @@ final class DynamoDbSamples {
                         .thenApply(WriteOutcome::orThrow));
         // docs/dynamodb.md: setup (end)
         return new SetUp(paid, shipped);
+    }
+
+    /** The transaction sample: the fenced item's Update and another item of the caller's, in one TransactWriteItems. */
+    static WriteOutcome docTransaction(FencedDynamoDb fenced, Lease lease) {
+        // docs/dynamodb.md: transaction (begin)
+        ItemKey order = ItemKey.of("orders", "id", "42");
+        TransactWriteItemsRequest payment = TransactWriteItemsRequest.builder().transactItems(
+                fenced.transactUpdate(order, lease.fence(), u -> u                      // your Update of the fenced item
+                        .updateExpression("SET #s = :paid")
+                        .expressionAttributeNames(Map.of("#s", "status"))
+                        .expressionAttributeValues(Map.of(":paid", AttributeValue.fromS("paid")))),
+                TransactWriteItem.builder().put(p -> p.tableName("payments")           // any other items of yours
+                        .item(Map.of("id", AttributeValue.fromS("pay-7"), "order", AttributeValue.fromS("42")))).build())
+                .build();
+        WriteOutcome paid = fenced.transactWriteItems(payment, order, lease.fence());  // Applied, Stale(current) or NotFound
+        // docs/dynamodb.md: transaction (end)
+        return paid;
     }
 
     static WriteOutcome javadocFenced(DynamoDbAsyncClient client, Lease lease) {

@@ -1,7 +1,9 @@
 package dev.fenceguard.examples.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.WriteOutcome;
 import dev.fenceguard.dynamodb.FenceGuardDynamoDb;
@@ -60,6 +62,23 @@ class DynamoDbSamplesTest {
         WriteOutcome shipped = done.shipped().toCompletableFuture().join().orElseThrow();
         assertThat(((WriteOutcome.Applied) shipped).fence()).isGreaterThan(((WriteOutcome.Applied) paid).fence());
         assertThat(order()).containsEntry("status", AttributeValue.fromS("shipped"));
+    }
+
+    /**
+     * dynalite 4.0.0 has no TransactWriteItems: the sample runs up to the server, which refuses the operation, and
+     * nothing is written. Its request shapes and outcomes run in the dynamodb module's TransactWriteItemsTest, on an
+     * HTTP fake of DynamoDB's documented answers (docs/dynamodb.md, What ran where).
+     */
+    @Test
+    void transactionSampleReachesTheServerWhichDynaliteRefusesAsAnUnknownOperation() {
+        FenceGuardDynamoDb fenceGuard = FenceGuardDynamoDb.builder(client).build();
+        fenceGuard.createLockTable(Duration.ofMinutes(1));
+        LockClient locks = LockClient.of(fenceGuard.lockBackend());
+        Map<String, AttributeValue> before = order();
+        assertThatThrownBy(() -> locks.withLock("orders:42", Duration.ofSeconds(30), Duration.ofSeconds(5),
+                lease -> DynamoDbSamples.docTransaction(fenceGuard.fencedWrites(), lease)))
+                .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.getMessage()).contains("UnknownOperationException"));
+        assertThat(order()).isEqualTo(before);
     }
 
     @Test

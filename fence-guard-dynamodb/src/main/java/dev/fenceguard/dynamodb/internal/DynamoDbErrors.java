@@ -59,6 +59,12 @@ public final class DynamoDbErrors {
                 + (c == null ? "no cause" : c.getClass().getName()) + ")", Redacted.of(c, facts));
     }
 
+    /** The stand-in for {@code cause} in a cause chain: its class, AWS error code and HTTP status, never its message. */
+    public static Throwable redacted(Throwable cause) {
+        Throwable c = Stages.unwrap(cause);
+        return Redacted.of(c, facts(c));
+    }
+
     private static String facts(Throwable c) {
         if (c instanceof AwsServiceException a) {
             String error = a.awsErrorDetails() != null ? a.awsErrorDetails().errorCode() : null;
