@@ -45,9 +45,15 @@ final class Harness {
 
     /** A pool of at most {@code size} connections of {@code dataSource}, the one kind every SQL benchmark runs on. */
     static HikariDataSource pool(DataSource dataSource, int size) {
+        return pool(dataSource, size, null);
+    }
+
+    /** {@link #pool(DataSource, int)} whose connections run {@code initSql} once when made (null: none). */
+    static HikariDataSource pool(DataSource dataSource, int size, String initSql) {
         HikariConfig config = new HikariConfig();
         config.setDataSource(dataSource);
         config.setMaximumPoolSize(size);
+        config.setConnectionInitSql(initSql);
         return new HikariDataSource(config);
     }
 

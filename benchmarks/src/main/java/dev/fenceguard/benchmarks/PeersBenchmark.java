@@ -30,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
@@ -60,7 +61,9 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * whatever the peer filter, and fence-guard's rows are also given as a ratio of it), fence-guard's
  * {@link LockClient}, Spring Integration's {@code RedisLockRegistry}, ShedLock's {@code RedisLockProvider},
  * Redisson's {@code RFencedLock} and {@code RLock}. PostgreSQL: {@code pg_try_advisory_lock} +
- * {@code pg_advisory_unlock} on one pooled connection (the floor), fence-guard's {@link LockClient},
+ * {@code pg_advisory_unlock} on one pooled connection (the floor), the same fenced lock written by hand as
+ * one statement each way (issue #31: durable, the reference of fence-guard's {@code DENSE} row, and with
+ * {@code synchronous_commit = off}, the reference of its {@code CLOCK_FLOORED} row; always run), fence-guard's {@link LockClient},
  * Spring Integration's {@code JdbcLockRegistry}, ShedLock's {@code JdbcTemplateLockProvider}; all on one
  * HikariCP pool as large as the most threads. Every peer is used as its documentation shows, with a
  * 30 s lease and no wait; each thread cycles over 250 keys of its own, so no pair contends.
@@ -88,6 +91,10 @@ public final class PeersBenchmark {
      */
     static final String MINIMAL_FENCED_ACQUIRE =
             "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return redis.call('INCR', KEYS[2]) end return 0";
+    /** PostgreSQL: the reference of the {@code DENSE} row (issue #31). */
+    static final String HAND_DURABLE = "hand-written fenced pair (durable)";
+    /** PostgreSQL: the reference of the {@code CLOCK_FLOORED} row (issue #31). */
+    static final String HAND_UNFLUSHED = "hand-written fenced pair, synchronous_commit off";
     /** The row every Redis ratio of issue #31 is taken against. */
     static final String MINIMAL = "minimal fenced lock script";
 
@@ -271,7 +278,10 @@ public final class PeersBenchmark {
     private static void postgres(double seconds, int rounds, int[] threads, boolean scale) throws Exception {
         TestPostgres server = TestPostgres.server();
         try (TestPostgres.Schema schema = server.newSchema("peers")) {
-            try (HikariDataSource pool = Harness.pool(schema.dataSource(), Arrays.stream(threads).max().orElseThrow())) {
+            int poolSize = Arrays.stream(threads).max().orElseThrow();
+            try (HikariDataSource pool = Harness.pool(schema.dataSource(), poolSize);
+                    // The hand-written unflushed pair's own pool: the setting costs it nothing per statement.
+                    HikariDataSource unflushed = Harness.pool(schema.dataSource(), poolSize, "SET synchronous_commit = off")) {
                 String s = schema.name();
                 System.out.printf("%nPostgreSQL %s (%s), one HikariCP pool of %d%n", server.version(), server.origin(), pool.getMaximumPoolSize());
                 FenceGuardMigrations.builder(pool).withSchema(s).migrate();
@@ -306,6 +316,15 @@ public final class PeersBenchmark {
                         }
                     }
                 });
+                // Issue #31's floors for fence-guard's two rows: the same fenced lock written by hand as one statement
+                // each way, durable (what DENSE needs) and with commits that do not wait for the WAL flush (what
+                // CLOCK_FLOORED does). Every pair on one pooled connection, as the advisory pair.
+                for (String table : List.of("hand_durable", "hand_unflushed")) {
+                    schema.execute("CREATE TABLE " + s + "." + table + " (k TEXT PRIMARY KEY, fence BIGINT NOT NULL, owner UUID, "
+                            + "until TIMESTAMPTZ)");
+                }
+                peers.put(HAND_DURABLE, (t, i) -> handPair(pool, s + ".hand_durable", key("", t, i)));
+                peers.put(HAND_UNFLUSHED, (t, i) -> handPair(unflushed, s + ".hand_unflushed", key("", t, i)));
                 peers.put("fence-guard LockClient", (t, i) -> release(locks, locks.tryAcquire(key("", t, i), TTL)));
                 peers.put("fence-guard LockClient, CLOCK_FLOORED", (t, i) -> release(floored, floored.tryAcquire(key("", t, i), TTL)));
                 peers.put("Spring JdbcLockRegistry", (t, i) -> tryLockUnlock(registry.obtain(key("", t, i))));
@@ -335,6 +354,35 @@ public final class PeersBenchmark {
                 + "(pg_total_relation_size), %.0f for the heap alone (pg_relation_size)%n", v[0] / (double) v[2], v[1] / (double) v[2]);
     }
 
+    /**
+     * The cheapest correct fenced lock pair written by hand: a grant that raises the key's fence in the same
+     * statement ({@code INSERT .. ON CONFLICT DO UPDATE .. WHERE free RETURNING fence}), and a release that frees
+     * the row only for its holder; each statement its own commit (auto-commit), on one pooled connection.
+     */
+    private static void handPair(HikariDataSource pool, String table, String key) throws Exception {
+        UUID owner = UUID.randomUUID();
+        try (Connection c = pool.getConnection();
+                PreparedStatement grant = c.prepareStatement("INSERT INTO " + table + " AS l (k, fence, owner, until) "
+                        + "VALUES (?, 1, ?, clock_timestamp() + interval '30 seconds') ON CONFLICT (k) DO UPDATE SET fence = l.fence + 1, "
+                        + "owner = EXCLUDED.owner, until = EXCLUDED.until WHERE l.owner IS NULL OR l.until <= clock_timestamp() "
+                        + "RETURNING fence");
+                PreparedStatement free = c.prepareStatement("UPDATE " + table + " SET owner = NULL, until = NULL "
+                        + "WHERE k = ? AND owner = ? AND until > clock_timestamp()")) {
+            grant.setString(1, key);
+            grant.setObject(2, owner);
+            try (ResultSet rs = grant.executeQuery()) {
+                if (!rs.next() || rs.getLong(1) < 1) {
+                    throw new IllegalStateException("hand-written grant refused");
+                }
+            }
+            free.setString(1, key);
+            free.setObject(2, owner);
+            if (free.executeUpdate() != 1) {
+                throw new IllegalStateException("hand-written release refused");
+            }
+        }
+    }
+
     private static boolean bool(PreparedStatement statement, long key) throws Exception {
         statement.setLong(1, key);
         try (ResultSet rs = statement.executeQuery()) {
@@ -361,7 +409,7 @@ public final class PeersBenchmark {
         Harness h = new Harness(threads, seconds);
         Map<String, Harness.Op> chosen = new LinkedHashMap<>();
         peers.forEach((name, op) -> {
-            if (chosen.isEmpty() || name.contains(only) || name.equals(MINIMAL)) {
+            if (chosen.isEmpty() || name.contains(only) || name.equals(MINIMAL) || name.startsWith("hand-written")) {
                 chosen.put(name, op);
             }
         });
@@ -386,21 +434,22 @@ public final class PeersBenchmark {
                     m.opsPerSecond() / floor.opsPerSecond(), m.p50Micros(), m.p99Micros(), m.cpuMicrosPerOp(),
                     commands.isEmpty() ? "" : String.format(Locale.ROOT, " %.2f |", commands.get(names.get(p))));
         }
-        int minimal = names.indexOf(MINIMAL);
-        if (minimal >= 0) {
-            // Issue #31's ratio, round by round as well as of the medians, so that its spread shows.
-            Harness.Phase reference = Harness.median(phases.get(minimal));
-            for (int p = 0; p < names.size(); p++) {
-                if (names.get(p).startsWith("fence-guard")) {
-                    List<Harness.Phase> ours = phases.get(p);
-                    List<Harness.Phase> theirs = phases.get(minimal);
-                    List<String> perRound = new ArrayList<>();
-                    for (int r = 0; r < ours.size(); r++) {
-                        perRound.add(String.format(Locale.ROOT, "%.2fx", ours.get(r).opsPerSecond() / theirs.get(r).opsPerSecond()));
-                    }
-                    System.out.printf(Locale.ROOT, "%s, %d thread(s): %s vs %s: %.2fx of the medians; rounds %s%n", store, threads,
-                            names.get(p), MINIMAL, Harness.median(ours).opsPerSecond() / reference.opsPerSecond(), perRound);
+        // Issue #31's ratios, round by round as well as of the medians, so that their spread shows.
+        for (int p = 0; p < names.size(); p++) {
+            String name = names.get(p);
+            String against = !name.startsWith("fence-guard") ? null
+                    : names.contains(MINIMAL) ? MINIMAL
+                    : name.contains("CLOCK_FLOORED") ? HAND_UNFLUSHED : HAND_DURABLE;
+            int reference = against == null ? -1 : names.indexOf(against);
+            if (reference >= 0) {
+                List<Harness.Phase> ours = phases.get(p);
+                List<Harness.Phase> theirs = phases.get(reference);
+                List<String> perRound = new ArrayList<>();
+                for (int r = 0; r < ours.size(); r++) {
+                    perRound.add(String.format(Locale.ROOT, "%.2fx", ours.get(r).opsPerSecond() / theirs.get(r).opsPerSecond()));
                 }
+                System.out.printf(Locale.ROOT, "%s, %d thread(s): %s vs %s: %.2fx of the medians; rounds %s%n", store, threads,
+                        name, against, Harness.median(ours).opsPerSecond() / Harness.median(theirs).opsPerSecond(), perRound);
             }
         }
     }
