@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
@@ -17,10 +18,11 @@ import org.apache.zookeeper.CreateMode;
 
 /**
  * ZooKeeper benchmark of issue #32 on an in-process curator-test {@code TestingServer}: fence-guard's
- * acquire + release against the uncontended request sequence of Curator's {@code InterProcessMutex}
- * ({@code create EPHEMERAL_SEQUENTIAL} under the lock's path, {@code getChildren} to see it is first,
- * {@code delete}), written out with curator-framework's own calls because curator-recipes is not among the
- * dependencies this build may fetch. Same server, same client, same threads, alternating rounds. Arguments:
+ * acquire + release against Curator's own {@code InterProcessMutex} (curator-recipes; {@code acquire} and
+ * {@code release} of one mutex per lock path, uncontended), and against that recipe's uncontended requests
+ * written out with curator-framework's calls ({@code create EPHEMERAL_SEQUENTIAL} under the lock's path,
+ * {@code getChildren} to see it is first, {@code delete}: the recipe's floor). Same server, same client, same
+ * threads, alternating rounds; ratios against the real mutex. Arguments:
  * {@code [seconds-per-phase=5] [threads=4] [rounds=3]}.
  */
 public final class ZooKeeperBenchmark {
@@ -42,9 +44,14 @@ public final class ZooKeeperBenchmark {
                 backend.tryAcquire(k, id, ttl).orElseThrow();
                 backend.release(k, id);
             }
+            InterProcessMutex[][] mutexes = new InterProcessMutex[cli.threads()][200];
             for (int t = 0; t < cli.threads(); t++) {
                 for (int i = 0; i < 200; i++) {
                     client.create().creatingParentsIfNeeded().forPath("/bench/mutex/m" + t + "-" + i);
+                    // As the recipe is used: one mutex per lock path, kept; its lock path exists after the first use.
+                    mutexes[t][i] = new InterProcessMutex(client, "/bench/recipe/m" + t + "-" + i);
+                    mutexes[t][i].acquire();
+                    mutexes[t][i].release();
                 }
             }
             System.out.printf(Locale.ROOT, "ZooKeeper %s (in-process TestingServer), %d threads, %.1f s per phase, %d alternating rounds,"
@@ -68,20 +75,32 @@ public final class ZooKeeperBenchmark {
                 }
                 client.delete().forPath(node);
             };
+            Harness.Op recipe = (t, i) -> {
+                InterProcessMutex mutex = mutexes[t][(int) (i % 200)];
+                if (!mutex.acquire(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("uncontended InterProcessMutex not acquired");
+                }
+                mutex.release();
+            };
             h.measure(fenceGuard);
+            h.measure(recipe);
             h.measure(mutexRequests);
-            List<List<Harness.Phase>> rounds = h.compare(cli.rounds(), List.of(fenceGuard, mutexRequests));
+            List<List<Harness.Phase>> rounds = h.compare(cli.rounds(), List.of(fenceGuard, recipe, mutexRequests));
             for (int r = 0; r < cli.rounds(); r++) {
-                System.out.printf(Locale.ROOT, "round %d: fence-guard %8.0f/s, InterProcessMutex requests %8.0f/s, ratio %.2fx%n", r + 1,
-                        rounds.get(0).get(r).opsPerSecond(), rounds.get(1).get(r).opsPerSecond(),
-                        rounds.get(0).get(r).opsPerSecond() / rounds.get(1).get(r).opsPerSecond());
+                double ours = rounds.get(0).get(r).opsPerSecond();
+                System.out.printf(Locale.ROOT, "round %d: fence-guard %8.0f/s, InterProcessMutex %8.0f/s (%.2fx), its requests by hand"
+                        + " %8.0f/s (%.2fx)%n", r + 1, ours, rounds.get(1).get(r).opsPerSecond(), ours / rounds.get(1).get(r).opsPerSecond(),
+                        rounds.get(2).get(r).opsPerSecond(), ours / rounds.get(2).get(r).opsPerSecond());
             }
             Harness.Phase a = Harness.median(rounds.get(0));
-            Harness.Phase b = Harness.median(rounds.get(1));
-            System.out.printf(Locale.ROOT, "%n%-44s %8.0f/s  p50 %5d us  p99 %5d us%n%-44s %8.0f/s  p50 %5d us  p99 %5d us%n  ratio %.2fx%n",
-                    "fence-guard acquire+release pairs/s", a.opsPerSecond(), a.p50Micros(), a.p99Micros(),
-                    "InterProcessMutex's requests (acquire+release)", b.opsPerSecond(), b.p50Micros(), b.p99Micros(),
-                    a.opsPerSecond() / b.opsPerSecond());
+            List<String> names = List.of("fence-guard acquire+release pairs/s", "InterProcessMutex acquire+release",
+                    "InterProcessMutex's requests by hand");
+            System.out.println();
+            for (int p = 0; p < names.size(); p++) {
+                Harness.Phase m = Harness.median(rounds.get(p));
+                System.out.printf(Locale.ROOT, "%-40s %8.0f/s  p50 %5d us  p99 %5d us  fence-guard / this %.2fx%n", names.get(p),
+                        m.opsPerSecond(), m.p50Micros(), m.p99Micros(), a.opsPerSecond() / m.opsPerSecond());
+            }
         }
     }
 }
