@@ -178,6 +178,10 @@ public final class DynamoDbLockBackend implements LockBackend {
                 return CompletableFuture.<Optional<Grant>>failedFuture(error);
             }
             return refused(chain, key, error).thenCompose(item -> {
+                Optional<Grant> ours = ownGrant(item, lockId);
+                if (ours.isPresent()) {
+                    return CompletableFuture.completedFuture(ours);
+                }
                 if (isLive(item, now - skew.toMillis())) {
                     return CompletableFuture.completedFuture(Optional.<Grant>empty());
                 }
@@ -304,6 +308,20 @@ public final class DynamoDbLockBackend implements LockBackend {
             return CompletableFuture.completedFuture(failed.item().isEmpty() ? null : failed.item());
         }
         return read(chain, pk(key));
+    }
+
+    /**
+     * The grant this very acquisition made, if the item holds its lock id. The SDK resends a write whose answer
+     * it lost (a connection reset after the request went out, a 5xx); when the first send had already taken the
+     * lock, the resent one finds the lock held, by this lock id, and its condition fails. Lock ids are random per
+     * acquisition, so the item is this acquisition's grant, not someone else's: reported as held, it would stay
+     * taken, unknown to anyone, until its TTL ran out.
+     */
+    private static Optional<Grant> ownGrant(Map<String, AttributeValue> item, LockId lockId) {
+        if (item == null || !lockId.value().equals(Attributes.text(item, LOCK_ID))) {
+            return Optional.empty();
+        }
+        return Optional.of(new Grant(Attributes.number(item, FENCE, 0), Instant.ofEpochMilli(Attributes.number(item, EXPIRES, 0))));
     }
 
     /** A live lease: a lock id, and an expiry after {@code now}. */

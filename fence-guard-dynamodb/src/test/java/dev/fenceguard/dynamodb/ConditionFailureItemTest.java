@@ -9,6 +9,7 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockMetrics;
 import dev.fenceguard.core.WriteOutcome;
+import dev.fenceguard.core.spi.Grant;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -90,6 +91,42 @@ class ConditionFailureItemTest {
                 Duration.ofSeconds(10)).toCompletableFuture().join();
         assertThat(grant).isEmpty();
         assertThat(server.requests()).extracting(CannedDynamoDb.Request::target).containsExactly("DynamoDB_20120810.UpdateItem");
+    }
+
+    /**
+     * The SDK resends a write whose answer it lost (here: a 500, which it retries); the first send had taken the
+     * lock, so the resent one fails its condition on the acquisition's own lock id. That is this acquisition's
+     * grant, with the fence and expiry the item holds, not a key held by someone else (which would leave the lock
+     * taken, unknown to anyone, for its TTL).
+     */
+    @Test
+    void aResentAcquisitionThatFindsItsOwnLockIdHasItsGrant() {
+        LockId mine = LockId.random();
+        long expires = System.currentTimeMillis() + 10_000;
+        server.answer(500, "{\"__type\":\"com.amazonaws.dynamodb.v20120810#InternalServerError\",\"message\":\"lost\"}");
+        server.answer(400, failed("{\"pk\":{\"S\":\"korders:42\"},\"fence\":{\"N\":\"8\"},\"lockId\":{\"S\":\"" + mine.value()
+                + "\"},\"expiresAt\":{\"N\":\"" + expires + "\"}}"));
+        Optional<Grant> grant = dynamo.lockBackend().tryAcquire(LockKey.of("orders:42"), mine, Duration.ofSeconds(10),
+                Duration.ofSeconds(10)).toCompletableFuture().join();
+        assertThat(grant).contains(new Grant(8, java.time.Instant.ofEpochMilli(expires)));
+        assertThat(server.requests()).as("the SDK's resend, and no read").extracting(CannedDynamoDb.Request::target)
+                .containsExactly("DynamoDB_20120810.UpdateItem", "DynamoDB_20120810.UpdateItem");
+    }
+
+    /** The same where the failed condition sends no item back (dynalite): the read after it finds the own lock id. */
+    @Test
+    void aResentAcquisitionThatReadsItsOwnLockIdHasItsGrant() {
+        LockId mine = LockId.random();
+        long expires = System.currentTimeMillis() + 10_000;
+        server.answer(500, "{\"__type\":\"com.amazonaws.dynamodb.v20120810#InternalServerError\",\"message\":\"lost\"}");
+        server.answer(400, "{\"__type\":\"" + CONDITION_FAILED + "\",\"message\":\"The conditional request failed\"}");
+        server.answer(200, "{\"Item\":{\"pk\":{\"S\":\"korders:42\"},\"fence\":{\"N\":\"8\"},\"lockId\":{\"S\":\"" + mine.value()
+                + "\"},\"expiresAt\":{\"N\":\"" + expires + "\"}}}");
+        Optional<Grant> grant = dynamo.lockBackend().tryAcquire(LockKey.of("orders:42"), mine, Duration.ofSeconds(10),
+                Duration.ofSeconds(10)).toCompletableFuture().join();
+        assertThat(grant).contains(new Grant(8, java.time.Instant.ofEpochMilli(expires)));
+        assertThat(server.requests()).extracting(CannedDynamoDb.Request::target)
+                .containsExactly("DynamoDB_20120810.UpdateItem", "DynamoDB_20120810.UpdateItem", "DynamoDB_20120810.GetItem");
     }
 
     @Test
