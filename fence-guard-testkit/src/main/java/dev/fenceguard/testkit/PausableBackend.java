@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -40,6 +41,8 @@ public final class PausableBackend implements LockBackend {
     private final LockBackend backend;
     private final List<Runnable> held = new ArrayList<>();
     private boolean paused;
+    /** Calls made and not yet answered (held ones included). */
+    private final AtomicInteger inFlight = new AtomicInteger();
 
     /** A link to {@code backend}, not paused. */
     public PausableBackend(LockBackend backend) {
@@ -67,7 +70,28 @@ public final class PausableBackend implements LockBackend {
         return paused;
     }
 
+    /**
+     * Whether every call made through this link has been answered: a test that stopped its clients waits for
+     * this before it judges what they left behind (a grant that answers late is released by its client only then).
+     */
+    boolean isIdle() {
+        return inFlight.get() == 0;
+    }
+
     private <T> CompletionStage<T> call(Supplier<CompletionStage<T>> send) {
+        inFlight.incrementAndGet();
+        CompletionStage<T> stage;
+        try {
+            stage = sendOrHold(send);
+        } catch (RuntimeException | Error e) {
+            inFlight.decrementAndGet();
+            throw e;
+        }
+        stage.whenComplete((v, e) -> inFlight.decrementAndGet());
+        return stage;
+    }
+
+    private <T> CompletionStage<T> sendOrHold(Supplier<CompletionStage<T>> send) {
         synchronized (this) {
             if (paused) {
                 CompletableFuture<T> late = new CompletableFuture<>();
