@@ -17,6 +17,7 @@ import dev.fenceguard.testkit.servers.TestDynamoDb;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
@@ -86,11 +87,14 @@ class DynamoDbFaultStormTest {
         public long read() {
             for (int attempt = 1;; attempt++) {
                 try {
-                    return Long.parseLong(DynamoDbErrors.join(client.getItem(b -> b.tableName(item.table()).key(item.key())
-                            .consistentRead(true)), item.table(), "read").item().get("n").n());
-                } catch (FenceGuardException e) {
-                    if (attempt == 3 || e.code() != ErrorCode.UNAVAILABLE) {
-                        throw e;
+                    return Long.parseLong(client.getItem(b -> b.tableName(item.table()).key(item.key()).consistentRead(true)).join()
+                            .item().get("n").n());
+                } catch (CompletionException e) {
+                    // DynamoDbErrors.join would throw the SDK's own (unchecked) exception as it is: it expects stages
+                    // fence-guard already mapped. This stage is the raw client's, so it is mapped here.
+                    FenceGuardException mapped = DynamoDbErrors.failure(e.getCause(), item.table(), "read");
+                    if (attempt == 3 || mapped.code() != ErrorCode.UNAVAILABLE) {
+                        throw mapped;
                     }
                 }
             }
