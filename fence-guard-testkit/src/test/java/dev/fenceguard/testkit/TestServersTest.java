@@ -1,6 +1,7 @@
 package dev.fenceguard.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fenceguard.testkit.servers.PostgresServers;
 import dev.fenceguard.testkit.servers.RedisServers;
@@ -77,6 +78,65 @@ class TestServersTest {
         var response = java.net.http.HttpClient.newHttpClient().send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as("%s answered %s", server, response.body()).isEqualTo(200);
         assertThat(response.body()).contains("\"TableNames\"");
+    }
+
+    @Test
+    void aPrivateDynaliteOnDiskKeepsItsTablesAcrossAKillAndLeavesNothingBehind() throws Exception {
+        TestDynamoDb server = TestDynamoDb.startDynaliteOnDisk();
+        String port = Integer.toString(server.endpoint().getPort());
+        try {
+            createTableWithItem(server);
+            server.kill();
+            assertThatThrownBy(() -> dynamo(server, "ListTables", "{}")).as("nothing listens while it is down")
+                    .isInstanceOf(java.io.IOException.class);
+            server.restart();
+            assertThat(server.endpoint().getPort()).as("the same port").isEqualTo(Integer.parseInt(port));
+            assertThat(dynamo(server, "GetItem", "{\"TableName\":\"kept\",\"Key\":{\"id\":{\"S\":\"a\"}},\"ConsistentRead\":true}"))
+                    .as("the item outlived the kill").contains("\"n\":{\"N\":\"42\"}");
+        } finally {
+            server.close();
+        }
+        assertThat(tempEntries("fence-guard-dynalite-" + port + "-")).as("its data folder is deleted").isEmpty();
+    }
+
+    @Test
+    void aPrivateDynaliteInMemoryComesBackEmptyAndTheSharedOneCannotBeKilled() throws Exception {
+        TestDynamoDb server = TestDynamoDb.startDynalite();
+        try {
+            createTableWithItem(server);
+            server.kill();
+            server.restart();
+            assertThat(dynamo(server, "ListTables", "{}")).contains("\"TableNames\":[]");
+        } finally {
+            server.close();
+        }
+        assertThatThrownBy(() -> TestDynamoDb.server().kill()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("the shared server never is");
+    }
+
+    private static void createTableWithItem(TestDynamoDb server) throws Exception {
+        dynamo(server, "CreateTable", "{\"TableName\":\"kept\",\"KeySchema\":[{\"AttributeName\":\"id\",\"KeyType\":\"HASH\"}],"
+                + "\"AttributeDefinitions\":[{\"AttributeName\":\"id\",\"AttributeType\":\"S\"}],\"BillingMode\":\"PAY_PER_REQUEST\"}");
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (!dynamo(server, "DescribeTable", "{\"TableName\":\"kept\"}").contains("\"TableStatus\":\"ACTIVE\"")) {
+            assertThat(System.nanoTime()).as("the table became active within 30 s").isLessThan(deadline);
+            Thread.sleep(50); // polling a state the server changes on its own timer, not ordering threads
+        }
+        dynamo(server, "PutItem", "{\"TableName\":\"kept\",\"Item\":{\"id\":{\"S\":\"a\"},\"n\":{\"N\":\"42\"}}}");
+    }
+
+    /** One DynamoDB API call as raw JSON over HTTP (the testkit has no AWS SDK); fails unless it answers 200. */
+    private static String dynamo(TestDynamoDb server, String operation, String body) throws Exception {
+        var request = java.net.http.HttpRequest.newBuilder(server.endpoint())
+                .header("X-Amz-Target", "DynamoDB_20120810." + operation)
+                .header("Content-Type", "application/x-amz-json-1.0")
+                .header("X-Amz-Date", "20250101T000000Z")
+                .header("Authorization", "AWS4-HMAC-SHA256 Credential=test/20250101/us-east-1/dynamodb/aws4_request,"
+                        + " SignedHeaders=host;x-amz-date;x-amz-target, Signature=0")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build();
+        var response = java.net.http.HttpClient.newHttpClient().send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as("%s %s answered %s", server, operation, response.body()).isEqualTo(200);
+        return response.body();
     }
 
     @Test

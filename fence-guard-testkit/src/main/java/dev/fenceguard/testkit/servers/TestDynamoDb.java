@@ -56,11 +56,17 @@ public final class TestDynamoDb {
     private final URI endpoint;
     private final String origin;
     private final Object keepAlive;
+    private final boolean restartable;
 
     private TestDynamoDb(URI endpoint, String origin, Object keepAlive) {
+        this(endpoint, origin, keepAlive, false);
+    }
+
+    private TestDynamoDb(URI endpoint, String origin, Object keepAlive, boolean restartable) {
         this.endpoint = endpoint;
         this.origin = origin;
         this.keepAlive = keepAlive;
+        this.restartable = restartable;
     }
 
     /** The shared endpoint, found or started on first use. */
@@ -88,11 +94,54 @@ public final class TestDynamoDb {
     }
 
     /**
-     * Starts a dynalite of its own on a free loopback port (installing it first if needed), for fault
-     * tests that kill and restart their server: the shared one is never killed. Close it when done.
+     * Starts a dynalite of its own on a free loopback port (installing it first if needed), data in memory,
+     * for fault tests that kill and restart their server: the shared one is never killed. Close it when done.
+     * {@link #restart()} brings it back empty: no tables. A table it creates is active at once
+     * ({@code --createTableMs 0}), so that a test recreating one after a restart waits for nothing but the
+     * restart.
      */
     public static TestDynamoDb startDynalite() {
-        return startLocal();
+        return startLocal(true, false);
+    }
+
+    /**
+     * Starts a dynalite of its own like {@link #startDynalite()}, but with its data in a LevelDB store
+     * ({@code --path}) in a temporary folder of its own, so that its tables and items outlive
+     * {@link #kill()} and {@link #restart()}: each write is in the store's log before dynalite answers it,
+     * and a killed process loses no write the operating system took. The folder is deleted by
+     * {@link #close()}.
+     *
+     * @since 0.1
+     */
+    public static TestDynamoDb startDynaliteOnDisk() {
+        return startLocal(true, true);
+    }
+
+    /**
+     * Kills a dynalite started by {@link #startDynalite()} or {@link #startDynaliteOnDisk()} at once
+     * (SIGKILL, as a crash would): open connections are reset, and nothing listens on its port until
+     * {@link #restart()}.
+     *
+     * @throws IllegalStateException if this class did not start the server
+     * @since 0.1
+     */
+    public void kill() {
+        ownProcess("kill").kill();
+    }
+
+    /**
+     * Starts a dynalite of {@link #startDynalite()} or {@link #startDynaliteOnDisk()} again on the same
+     * port (stopping it first if it runs) and waits until it listens: in memory it comes back with no
+     * tables, on disk with every write it answered.
+     *
+     * @throws IllegalStateException if this class did not start the server, or it did not listen again
+     *     within 30 s (the message holds the end of its log)
+     * @since 0.1
+     */
+    public void restart() {
+        ManagedProcess process = ownProcess("restart");
+        process.restart();
+        ManagedProcess.awaitOrFail(process, endpoint.getPort(), Duration.ofSeconds(30), "dynalite (restarted)");
     }
 
     /** The folder dynalite is installed into: {@code $FENCE_GUARD_CACHE/dynalite-<version>}, else under {@code ~/.cache/fence-guard}. */
@@ -146,20 +195,45 @@ public final class TestDynamoDb {
             }
             return new TestDynamoDb(uri, "env", null);
         }, () -> LocalStackContainer.start(), "dynalite", () -> {
-            TestDynamoDb local = startLocal();
+            TestDynamoDb local = startLocal(false, false);
             // say why LocalStack was not used, so that a machine with Docker that fell through shows it
             System.err.println("TestDynamoDb: " + local + "; LocalStack not used: " + Docker.unavailableReason());
             return local;
         });
     }
 
-    private static TestDynamoDb startLocal() {
+    private ManagedProcess ownProcess(String what) {
+        if (restartable && keepAlive instanceof ManagedProcess p) {
+            return p;
+        }
+        throw new IllegalStateException("cannot " + what + " " + this + ": only a dynalite of startDynalite() or "
+                + "startDynaliteOnDisk() can be killed or restarted (the shared server never is)");
+    }
+
+    private static TestDynamoDb startLocal(boolean restartable, boolean onDisk) {
         Path cli = install();
-        int port = Ports.free();
-        ManagedProcess process = ManagedProcess.start("dynalite-" + port,
-                List.of(node(), cli.toString(), "--host", "127.0.0.1", "--port", Integer.toString(port)));
+        // A server that will be restarted listens below the ephemeral range: while it is down, no client's
+        // outgoing connection (nor a loopback connect to itself) can take its port from under the restart.
+        int port = restartable ? Ports.refused() : Ports.free();
+        List<String> command = new java.util.ArrayList<>(List.of(node(), cli.toString(), "--host", "127.0.0.1", "--port",
+                Integer.toString(port)));
+        if (restartable) {
+            // A table active at once (dynalite's default keeps it CREATING for 500 ms): a fault test that recreates
+            // the lock table of a server restarted empty measures the restart, not a timer of the emulator's.
+            command.addAll(List.of("--createTableMs", "0"));
+        }
+        Path data = null;
+        if (onDisk) {
+            try {
+                data = Files.createTempDirectory("fence-guard-dynalite-" + port + "-");
+            } catch (IOException e) {
+                throw new UncheckedIOException("no temp dir for dynalite's data", e);
+            }
+            command.addAll(List.of("--path", data.resolve("db").toString()));
+        }
+        ManagedProcess process = ManagedProcess.start("dynalite-" + port, command, data);
         ManagedProcess.awaitOrFail(process, port, Duration.ofSeconds(30), "dynalite");
-        return new TestDynamoDb(URI.create("http://127.0.0.1:" + port), "dynalite", process);
+        return new TestDynamoDb(URI.create("http://127.0.0.1:" + port), "dynalite", process, restartable);
     }
 
     private static String node() {
