@@ -25,7 +25,10 @@ import org.jooq.impl.DSL;
  */
 public final class Assignments {
 
-    /** No values: what a claim or delete without placeholder values assigns. */
+    /**
+     * No values: what a claim or delete without placeholder values assigns, and what {@code of(..)} adds to
+     * (code that builds its assignments per call then makes one map and one instance, not two).
+     */
     static final Assignments NONE = new Assignments(new LinkedHashMap<>());
 
     private final Map<Field<?>, Object> values;
@@ -47,7 +50,7 @@ public final class Assignments {
      * @throws IllegalArgumentException if {@code value} is a string containing NUL
      */
     public static <T> Assignments of(Field<T> field, T value) {
-        return new Assignments(new LinkedHashMap<>()).and(field, value);
+        return NONE.and(field, value);
     }
 
     /**
@@ -57,7 +60,7 @@ public final class Assignments {
      *     is a string containing NUL
      */
     public static Assignments of(String column, Object value) {
-        return new Assignments(new LinkedHashMap<>()).and(column, value);
+        return NONE.and(column, value);
     }
 
     /**
@@ -70,7 +73,7 @@ public final class Assignments {
         if (columns.isEmpty()) {
             throw new IllegalArgumentException("assignments must set at least one column");
         }
-        Assignments out = new Assignments(new LinkedHashMap<>());
+        Assignments out = NONE;
         for (Map.Entry<String, ?> e : columns.entrySet()) {
             out = out.and(e.getKey(), e.getValue());
         }
