@@ -68,12 +68,13 @@ import java.util.concurrent.Executors;
  * lock id) and a hand-written fenced {@code UPDATE} (one statement, fence compared in its {@code WHERE}), each
  * statement on a pooled connection of its own as fence-guard's calls are; fence-guard's lock pairs (default
  * {@code DENSE} table; and, as a diagnostic, on two platform threads in place of a virtual thread per call) and
- * {@link FencedWriter#update}. fence-guard's clients run with
+ * {@link FencedWriter#update}, with one {@link Assignments} kept for every call and with one made per call (as
+ * code that builds its values per request does). fence-guard's clients run with
  * {@link LockMetrics#none()}; the rows marked "default metrics" use what {@link LockClient#of} picks (Micrometer's
  * global registry, as Micrometer is on this class path).
  *
- * <p>Arguments: {@code [ops=20000] [rounds=5] [stores=redis,postgres]}; {@code -Dalloc.only=<text>} keeps the
- * rows whose name contains it (for a JFR recording of one row). Servers: {@link TestRedis#server()},
+ * <p>Arguments: {@code [ops=20000] [rounds=5] [stores=redis,postgres]}; {@code -Dalloc.only=<text>[,<text>..]} keeps
+ * the rows whose name contains one of the texts (for a JFR recording of one row, or the rows one change concerns). Servers: {@link TestRedis#server()},
  * {@link TestPostgres#server()}.
  */
 public final class AllocationBenchmark {
@@ -278,6 +279,11 @@ public final class AllocationBenchmark {
                     throw new IllegalStateException("not applied");
                 }
             });
+            rows.put("fence-guard FencedWriter.update, Assignments made per call", i -> {
+                if (!writer.update(fgIds[i % KEYS], FENCE, Assignments.of("status", "paid")).isApplied()) {
+                    throw new IllegalStateException("not applied");
+                }
+            });
             rows.put("JDBC lock pair by hand (2 PK UPDATEs)", i -> {
                 String key = keys[i % KEYS];
                 String id = LockId.random().value();
@@ -325,10 +331,10 @@ public final class AllocationBenchmark {
 
     /** A warm-up phase of every row, then {@code rounds} rounds of every row in turn; prints every round and the medians. */
     private static void run(String store, int ops, int rounds, Map<String, Op> all) throws Exception {
-        String only = System.getProperty("alloc.only", "");
+        List<String> only = List.of(System.getProperty("alloc.only", "").split(",", -1));
         Map<String, Op> rows = new LinkedHashMap<>();
         all.forEach((name, op) -> {
-            if (name.contains(only)) {
+            if (only.stream().anyMatch(name::contains)) {
                 rows.put(name, op);
             }
         });

@@ -3,6 +3,7 @@ package dev.fenceguard.jooq;
 import dev.fenceguard.core.internal.SqlIdentifiers;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.jooq.Field;
@@ -24,7 +25,20 @@ import org.jooq.impl.DSL;
  */
 public final class Assignments {
 
+    /**
+     * No values: what a claim or delete without placeholder values assigns, and what {@code of(..)} adds to
+     * (code that builds its assignments per call then makes one map and one instance, not two).
+     */
+    static final Assignments NONE = new Assignments(new LinkedHashMap<>());
+
     private final Map<Field<?>, Object> values;
+    /**
+     * The assigned columns in order, made on first use. A write needs them as a list; an instance kept as a
+     * constant is written many times. Racy but safe: the list is immutable, and two threads at most make it twice.
+     */
+    private List<Field<?>> columns;
+    /** The statement a writer last ran these columns as; see {@link FencedWriter}. Racy like {@link #columns}. */
+    FencedWriter.LastShape lastShape;
 
     private Assignments(Map<Field<?>, Object> values) {
         this.values = Collections.unmodifiableMap(values);
@@ -36,7 +50,7 @@ public final class Assignments {
      * @throws IllegalArgumentException if {@code value} is a string containing NUL
      */
     public static <T> Assignments of(Field<T> field, T value) {
-        return new Assignments(new LinkedHashMap<>()).and(field, value);
+        return NONE.and(field, value);
     }
 
     /**
@@ -46,7 +60,7 @@ public final class Assignments {
      *     is a string containing NUL
      */
     public static Assignments of(String column, Object value) {
-        return new Assignments(new LinkedHashMap<>()).and(column, value);
+        return NONE.and(column, value);
     }
 
     /**
@@ -59,7 +73,7 @@ public final class Assignments {
         if (columns.isEmpty()) {
             throw new IllegalArgumentException("assignments must set at least one column");
         }
-        Assignments out = new Assignments(new LinkedHashMap<>());
+        Assignments out = NONE;
         for (Map.Entry<String, ?> e : columns.entrySet()) {
             out = out.and(e.getKey(), e.getValue());
         }
@@ -87,6 +101,16 @@ public final class Assignments {
     /** The values by field, in insertion order. */
     public Map<Field<?>, Object> values() {
         return values;
+    }
+
+    /** The assigned columns, in insertion order. */
+    List<Field<?>> columns() {
+        List<Field<?>> c = columns;
+        if (c == null) {
+            c = List.copyOf(values.keySet());
+            columns = c;
+        }
+        return c;
     }
 
     private static void checkValue(String column, Object value) {

@@ -72,7 +72,6 @@ import org.jooq.Field;
  */
 public final class FencedWriter {
 
-    private static final Map<Field<?>, Object> NO_VALUES = Map.of();
     private static final int MAX_ATTEMPTS = 5;
 
     /** The single-key writes; each differs only in its first statement and in what follows a miss. */
@@ -136,7 +135,7 @@ public final class FencedWriter {
      * @throws IllegalArgumentException if an argument is invalid (before any SQL)
      */
     public WriteOutcome update(Object key, FenceToken fence, Assignments values) {
-        return write(Operation.UPDATE, key, fence, checked(values));
+        return write(Operation.UPDATE, key, fence, values, checked(values, 0));
     }
 
     /**
@@ -163,7 +162,7 @@ public final class FencedWriter {
      *     names the column or constraint
      */
     public WriteOutcome claim(Object key, FenceToken fence) {
-        return write(Operation.CLAIM, key, fence, NO_VALUES);
+        return write(Operation.CLAIM, key, fence, Assignments.NONE, checked(Assignments.NONE, 0));
     }
 
     /**
@@ -178,7 +177,7 @@ public final class FencedWriter {
      */
     public WriteOutcome claim(Object key, FenceToken fence, Assignments placeholder) {
         t.requireTombstone("claim with tombstone values");
-        return write(Operation.CLAIM, key, fence, checked(placeholder));
+        return write(Operation.CLAIM, key, fence, placeholder, checked(placeholder, 0));
     }
 
     /**
@@ -194,7 +193,7 @@ public final class FencedWriter {
      * @throws IllegalArgumentException if an argument is invalid (before any SQL)
      */
     public WriteOutcome upsert(Object key, FenceToken fence, Assignments values) {
-        return write(Operation.UPSERT, key, fence, checked(values));
+        return write(Operation.UPSERT, key, fence, values, checked(values, 0));
     }
 
     /**
@@ -225,7 +224,7 @@ public final class FencedWriter {
      */
     public WriteOutcome delete(Object key, FenceToken fence) {
         t.requireTombstone("delete");
-        return write(Operation.DELETE, key, fence, NO_VALUES);
+        return write(Operation.DELETE, key, fence, Assignments.NONE, checked(Assignments.NONE, 0));
     }
 
     /**
@@ -242,7 +241,7 @@ public final class FencedWriter {
      */
     public WriteOutcome delete(Object key, FenceToken fence, Assignments placeholder) {
         t.requireTombstone("delete");
-        return write(Operation.DELETE, key, fence, checked(placeholder));
+        return write(Operation.DELETE, key, fence, placeholder, checked(placeholder, 0));
     }
 
     /**
@@ -265,13 +264,13 @@ public final class FencedWriter {
             ks.add(t.checkKey(key));
         }
         Objects.requireNonNull(fence, "fence");
-        Map<Field<?>, Object> set = checked(values);
+        int padded = FencedStatements.padded(ks.size());
+        Object[] binds = checked(values, padded);
         if (resolver != null) {
             return resolved().updateAll(keys, fence, values);
         }
-        List<Field<?>> columns = List.copyOf(set.keySet());
-        int padded = FencedStatements.padded(ks.size());
-        Object[] binds = t.values(ks.iterator().next(), fence, set.values(), padded);
+        List<Field<?>> columns = values.columns();
+        t.bind(binds, ks.iterator().next(), fence);
         putKeys(binds, FIRST_VALUE + columns.size(), ks, padded);
         WriteObservation observation = t.rule().startWrite(t.name(), "update_all", fence);
         Map<Object, WriteOutcome> outcomes;
@@ -337,17 +336,17 @@ public final class FencedWriter {
      */
     public void warmUp(Assignments... columnSets) {
         Objects.requireNonNull(columnSets, "columnSets");
-        List<Map<Field<?>, Object>> sets = new ArrayList<>();
+        List<Object[]> binds = new ArrayList<>();
         for (Assignments set : columnSets) {
-            sets.add(checked(set));
+            binds.add(checked(set, 0));
         }
         if (resolver != null) {
             resolved().warmUp(columnSets);
             return;
         }
         List<StatementShape> described = new ArrayList<>();
-        for (Map<Field<?>, Object> set : sets) {
-            List<Field<?>> columns = List.copyOf(set.keySet());
+        for (Assignments set : columnSets) {
+            List<Field<?>> columns = set.columns();
             described.add(t.upsert(columns, rendering));
             described.addAll(t.dialect().warmUpShapes(t, columns, rendering));
         }
@@ -356,9 +355,9 @@ public final class FencedWriter {
             described.add(t.markDeleted(rendering));
         }
         // Run for real, matching no row: an update of no column is the claim's first statement.
-        running(Operation.UPDATE, null, FenceToken.of(1), NO_VALUES).get();
-        for (Map<Field<?>, Object> set : sets) {
-            running(Operation.UPDATE, null, FenceToken.of(1), set).get();
+        new SingleWrite(Operation.UPDATE, null, FenceToken.of(1), Assignments.NONE, checked(Assignments.NONE, 0)).get();
+        for (int i = 0; i < columnSets.length; i++) {
+            new SingleWrite(Operation.UPDATE, null, FenceToken.of(1), columnSets[i], binds.get(i)).get();
         }
         target.run(t.name(), "warm-up of fenced writes", session -> {
             for (StatementShape shape : described) {
@@ -426,31 +425,49 @@ public final class FencedWriter {
      * records the fence on a tombstone; then the outcome. Only a concurrent change of the row between the
      * two statements sends it round again.
      */
-    private WriteOutcome write(Operation op, Object key, FenceToken fence, Map<Field<?>, Object> values) {
+    private WriteOutcome write(Operation op, Object key, FenceToken fence, Assignments values, Object[] binds) {
         Object k = t.checkKey(key);
         Objects.requireNonNull(fence, "fence");
         FencedWriter w = resolved();
-        return w.t.rule().observe(w.t.name(), op.observed, fence, w.running(op, k, fence, values));
+        return w.t.rule().observe(w.t.name(), op.observed, fence, w.new SingleWrite(op, k, fence, values, binds));
     }
 
-    /** The write {@link #write} observes; the warm-up runs it too, so that this lambda is linked before the first write. */
-    private Supplier<WriteOutcome> running(Operation op, Object k, FenceToken fence, Map<Field<?>, Object> values) {
-        return () -> run(op, k, fence, values);
-    }
+    /**
+     * One single-key write after its checks: the write {@link #write} observes and the work it runs on the
+     * connection, as one object, so that a write makes no lambdas of its own. The warm-up runs it too.
+     */
+    private final class SingleWrite implements Supplier<WriteOutcome>, WriteTarget.Work<WriteOutcome> {
+        private final Operation op;
+        /** Null only for a warm-up, which matches no row. */
+        private final Object k;
+        private final FenceToken fence;
+        private final Assignments values;
+        /** The per-call values, the assigned ones already checked and in place. */
+        private final Object[] binds;
+        private String resource;
 
-    /** {@link #write} after its checks, unobserved; {@code k} is null only for a warm-up, which matches no row. */
-    private WriteOutcome run(Operation op, Object k, FenceToken fence, Map<Field<?>, Object> values) {
-        String resource = t.resource(k);
-        List<Field<?>> columns = List.copyOf(values.keySet());
-        Object[] binds = t.values(k, fence, values.values(), 0);
-        boolean recordsTombstone = (op == Operation.CLAIM || op == Operation.DELETE) && t.tombstone().isPresent();
-        return target.run(resource, op.description, session -> {
-            StatementShape first = switch (op) {
-                case UPDATE -> t.update(columns, rendering);
-                case UPSERT -> t.upsert(columns, rendering);
-                case CLAIM -> t.claim(rendering);
-                case DELETE -> t.markDeleted(rendering);
-            };
+        SingleWrite(Operation op, Object k, FenceToken fence, Assignments values, Object[] binds) {
+            this.op = op;
+            this.k = k;
+            this.fence = fence;
+            this.values = values;
+            this.binds = binds;
+        }
+
+        /** The write, unobserved. */
+        @Override
+        public WriteOutcome get() {
+            resource = t.resource(k);
+            t.bind(binds, k, fence);
+            return target.run(resource, op.description, this);
+        }
+
+        /** The statements, on the connection. */
+        @Override
+        public WriteOutcome apply(Session session) throws SQLException {
+            boolean recordsTombstone = (op == Operation.CLAIM || op == Operation.DELETE) && t.tombstone().isPresent();
+            List<Field<?>> columns = values.columns();
+            StatementShape first = firstStatement(op, values);
             for (int attempt = 1; ; attempt++) {
                 if (op == Operation.UPSERT && t.horizon().isPresent()) {
                     Optional<WriteOutcome> out = upsertUnderHorizon(session, columns, first, binds, fence, resource);
@@ -480,7 +497,32 @@ public final class FencedWriter {
                             + attempt + " attempts: the row kept changing between statements");
                 }
             }
-        });
+        }
+    }
+
+    /**
+     * The statement an update or upsert of {@code values}' columns last ran as, remembered on the
+     * {@link Assignments} (one slot): an instance kept as a constant then skips the lookup in the table's
+     * cache, whose key is built from the columns on every call. One built per call looks up as before.
+     */
+    record LastShape(FencedStatements statements, FencedStatements.Rendering rendering, Operation op, StatementShape shape) {}
+
+    /** The first statement of {@code op} for {@code values}' columns. */
+    private StatementShape firstStatement(Operation op, Assignments values) {
+        if (op == Operation.CLAIM) {
+            return t.claim(rendering);
+        }
+        if (op == Operation.DELETE) {
+            return t.markDeleted(rendering);
+        }
+        LastShape last = values.lastShape;
+        if (last != null && last.op() == op && last.statements() == t && last.rendering() == rendering) {
+            return last.shape();
+        }
+        List<Field<?>> columns = values.columns();
+        StatementShape shape = op == Operation.UPDATE ? t.update(columns, rendering) : t.upsert(columns, rendering);
+        values.lastShape = new LastShape(t, rendering, op, shape);
+        return shape;
     }
 
     /**
@@ -638,9 +680,10 @@ public final class FencedWriter {
         return t.rule().stale(resource, fence, row.fence());
     }
 
-    private Map<Field<?>, Object> checked(Assignments values) {
+    /** The per-call values with {@code values}' checked (see {@link FencedStatements#checkValues}); before any SQL. */
+    private Object[] checked(Assignments values, int keys) {
         Objects.requireNonNull(values, "values");
-        return t.checkValues(values.values());
+        return t.checkValues(values.values(), keys);
     }
 
     /** {@code keys} into the slots from {@code first} on, the last repeated up to {@code padded} slots. */

@@ -192,6 +192,74 @@ class FencedWriterExecutionTest {
     }
 
     @Test
+    void oneAssignmentsRemembersItsStatementPerTableRenderingAndOperation() throws Exception {
+        FencedTable table = FencedTable.builder(pg.schema.name(), "orders_a", "id", "fence_token").withKeyType(Long.class)
+                .withMetrics(LockMetrics.none()).build();
+        DSLContext mapped = DSL.using(pg.ds, SQLDialect.POSTGRES, new Settings().withRenderMapping(new RenderMapping().withSchemata(
+                new MappedSchema().withInput(pg.schema.name()).withTables(new MappedTable().withInput("orders_a").withOutput("orders_b")))));
+        Assignments shared = Assignments.of("status", "shared");
+
+        // The same instance through the default rendering, the mapped one, then the default one again, by both
+        // operations: each write must run its own statement, not the one the instance last ran as.
+        assertThat(table.on(pg.ds).update(1L, f(2), shared)).isInstanceOf(Applied.class);
+        assertThat(table.on(mapped).update(1L, f(5), shared)).isInstanceOf(Applied.class);
+        assertThat(table.on(pg.ds).upsert(2L, f(3), shared)).isInstanceOf(Applied.class);
+        assertThat(table.on(mapped).upsert(2L, f(6), shared)).isInstanceOf(Applied.class);
+        assertThat(table.on(pg.ds).update(1L, f(4), shared)).isInstanceOf(Applied.class);
+
+        assertThat(pg.one("SELECT string_agg(id || ':' || status || ':' || fence_token, ',' ORDER BY id) FROM " + pg.q("orders_a")))
+                .isEqualTo("1:shared:4,2:shared:3");
+        assertThat(pg.one("SELECT string_agg(id || ':' || status || ':' || fence_token, ',' ORDER BY id) FROM " + pg.q("orders_b")))
+                .isEqualTo("1:shared:5,2:shared:6");
+    }
+
+    @Test
+    void oneAssignmentsSharedByThreadsWritingToTwoTablesWritesEachRowOnce() throws Exception {
+        FencedWriter a = FencedTable.builder(pg.schema.name(), "orders_a", "id", "fence_token").withKeyType(Long.class)
+                .withMetrics(LockMetrics.none()).build().on(pg.ds);
+        FencedWriter b = FencedTable.builder(pg.schema.name(), "orders_b", "id", "fence_token").withKeyType(Long.class)
+                .withMetrics(LockMetrics.none()).build().on(pg.ds);
+        Assignments shared = Assignments.of("status", "shared");
+        int threads = 4;
+        int keys = 40;
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            List<java.util.concurrent.Future<List<WriteOutcome>>> futures = new java.util.ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    List<WriteOutcome> outcomes = new java.util.ArrayList<>();
+                    for (int i = 0; i < keys; i++) {
+                        // Threads alternate tables in opposite orders, so the instance's remembered statement keeps changing hands.
+                        FencedWriter w = (i + thread) % 2 == 0 ? a : b;
+                        long key = 100L + thread * keys + i;
+                        outcomes.add(w.upsert(key, f(1), shared));
+                        outcomes.add(w.update(key, f(2), shared));
+                    }
+                    return outcomes;
+                }));
+            }
+            start.countDown();
+            for (java.util.concurrent.Future<List<WriteOutcome>> future : futures) {
+                assertThat(future.get()).hasSize(2 * keys).allSatisfy(o -> assertThat(o).isInstanceOf(Applied.class));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        // Each table holds exactly the keys written to it (its row 1 included), each at fence 2.
+        int each = threads * keys / 2;
+        for (String t : List.of("orders_a", "orders_b")) {
+            assertThat(pg.one("SELECT count(*) || ':' || count(*) FILTER (WHERE status = 'shared' AND fence_token = 2) FROM " + pg.q(t)))
+                    .as(t).isEqualTo((each + 1) + ":" + each);
+        }
+        assertThat(pg.one("SELECT count(*) FROM " + pg.q("orders_a") + " x JOIN " + pg.q("orders_b") + " y USING (id) WHERE x.id > 1"))
+                .as("no key written to both tables").isEqualTo("0");
+    }
+
+    @Test
     void databaseErrorsAreFenceGuardExceptionsWhateverRanTheStatement() throws Exception {
         FencedTable missing = FencedTable.builder(pg.schema.name(), "no_such_table", "id", "fence_token").withKeyType(Long.class)
                 .withMetrics(LockMetrics.none()).build();

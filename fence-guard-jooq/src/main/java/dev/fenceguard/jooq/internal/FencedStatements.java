@@ -5,13 +5,13 @@ import dev.fenceguard.core.FencePolicy;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.spi.WriteRule;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
@@ -74,6 +74,8 @@ public final class FencedStatements {
     /** Null when the table has no horizon. */
     private final Horizon horizon;
     private final String name;
+    /** {@code name[key=}, the start of every {@link #resource}. */
+    private final String resourcePrefix;
     private final Rendering defaultRendering;
     private final ConcurrentMap<ShapeKey, StatementShape> shapes = new ConcurrentHashMap<>();
 
@@ -99,6 +101,7 @@ public final class FencedStatements {
         this.rule = rule;
         this.dialect = dialect;
         this.name = String.join(".", table.getQualifiedName().getName());
+        this.resourcePrefix = name + "[" + key.getName() + "=";
         DSLContext renderer = DSL.using(dialect.jooqDialect());
         this.defaultRendering = new Rendering(fingerprint(renderer), renderer);
     }
@@ -188,14 +191,20 @@ public final class FencedStatements {
     }
 
     /**
-     * {@code values} with each value converted to its column's type, as jOOQ would bind it.
+     * The per-call values of a write ({@link #KEY}, {@link #FENCE}, {@link #MARK}, then {@code values} from
+     * {@link #FIRST_VALUE} on, then room for {@code keys} more keys), with each of {@code values} converted to
+     * its column's type, as jOOQ would bind it. The key and fence slots are filled by {@link #bind}, once the
+     * key is checked.
      *
      * @throws IllegalArgumentException if a column is the key, fence or tombstone column, or a value
      *     cannot be converted
      */
-    public Map<Field<?>, Object> checkValues(Map<Field<?>, Object> values) {
-        Map<Field<?>, Object> out = new LinkedHashMap<>();
-        values.forEach((column, value) -> {
+    public Object[] checkValues(Map<Field<?>, Object> values, int keys) {
+        Object[] out = new Object[FIRST_VALUE + values.size() + keys];
+        int i = FIRST_VALUE;
+        for (Map.Entry<Field<?>, Object> e : values.entrySet()) {
+            Field<?> column = e.getKey();
+            Object value = e.getValue();
             String name = column.getName();
             if (name.equals(key.getName()) || name.equals(fence.getName()) || (tombstone != null && name.equals(tombstone.getName()))) {
                 throw new IllegalArgumentException("assignments must not set the key, fence or tombstone column ('" + name
@@ -204,16 +213,16 @@ public final class FencedStatements {
             Object converted;
             try {
                 converted = column.getDataType().convert(value);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException ex) {
                 throw new IllegalArgumentException("value for column '" + name + "' cannot be converted to the column's type "
-                        + column.getType().getName() + " (" + e.getClass().getSimpleName() + ")", e);
+                        + column.getType().getName() + " (" + ex.getClass().getSimpleName() + ")", ex);
             }
             if (converted == null && value != null) {
                 throw new IllegalArgumentException("value for column '" + name + "' cannot be converted to the column's type "
                         + column.getType().getName());
             }
-            out.put(column, converted);
-        });
+            out[i++] = converted;
+        }
         return out;
     }
 
@@ -232,21 +241,22 @@ public final class FencedStatements {
 
     /** How outcomes and errors name the row of {@code key}. */
     public String resource(Object key) {
+        if (key instanceof Long || key instanceof Integer || key instanceof UUID) { // never longer than the limit below: no copy to measure
+            return resourcePrefix + key + "]";
+        }
         String k = String.valueOf(key);
-        return name + "[" + this.key.getName() + "=" + (k.length() > 64 ? k.substring(0, 64) + "..." : k) + "]";
+        return resourcePrefix + (k.length() > 64 ? k.substring(0, 64) + "..." : k) + "]";
     }
 
-    /** The per-call values: key, encoded fence, {@code values} in order, then room for {@code keys} more keys. */
-    public Object[] values(Object key, FenceToken fence, Collection<Object> values, int keys) {
-        Object[] out = new Object[FIRST_VALUE + values.size() + keys];
-        out[KEY] = key;
-        out[FENCE] = rule.encode(fence);
-        out[MARK] = fence.value(); // the fence as a number, for the horizon's comparisons; MySQL sets its own mark
-        int i = FIRST_VALUE;
-        for (Object v : values) {
-            out[i++] = v;
-        }
-        return out;
+    /**
+     * {@code binds} (from {@link #checkValues}) with the key in {@link #KEY}, the encoded fence in {@link #FENCE} and
+     * the fence as a number in {@link #MARK} (for the horizon's comparisons; MySQL sets its own mark).
+     */
+    public Object[] bind(Object[] binds, Object key, FenceToken fence) {
+        binds[KEY] = key;
+        binds[FENCE] = rule.encode(fence);
+        binds[MARK] = fence.value();
+        return binds;
     }
 
     // --- statement shapes ---
@@ -415,6 +425,9 @@ public final class FencedStatements {
     /** A column of a shape: its name and the exact type it binds as (identity: types compare cheaply). */
     private record Column(List<String> name, DataType<?> type) {
         static List<Column> of(List<Field<?>> fields) {
+            if (fields.isEmpty()) { // a claim's or delete's shape, or a row read: looked up on every such write
+                return List.of();
+            }
             List<Column> out = new ArrayList<>(fields.size());
             for (Field<?> f : fields) {
                 out.add(new Column(List.of(f.getQualifiedName().getName()), f.getDataType()));

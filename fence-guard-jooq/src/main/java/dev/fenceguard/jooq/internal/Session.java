@@ -14,10 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.Supplier;
 import org.jooq.DSLContext;
 import org.jooq.Param;
 import org.jooq.Record;
+import org.jooq.SQLDialect;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
@@ -38,16 +38,21 @@ public final class Session {
             OffsetDateTime.class);
 
     private final Connection connection;
-    private final Supplier<DSLContext> jooqOnConnection;
+    /** The caller's context, whose configuration statements run through jOOQ take; null for fence-guard's own. */
+    private final DSLContext callerContext;
+    private final SQLDialect dialect;
     private DSLContext jooq;
 
     /**
      * @param connection where statements run
-     * @param jooqOnConnection a {@code DSLContext} on {@code connection}, for statements that need jOOQ's binding
+     * @param callerContext the caller's {@code DSLContext} whose configuration statements that need jOOQ's
+     *     binding run with (on {@code connection}), or null to run them with fence-guard's own in {@code dialect}
+     * @param dialect the dialect of fence-guard's own context
      */
-    public Session(Connection connection, Supplier<DSLContext> jooqOnConnection) {
+    public Session(Connection connection, DSLContext callerContext, SQLDialect dialect) {
         this.connection = connection;
-        this.jooqOnConnection = jooqOnConnection;
+        this.callerContext = callerContext;
+        this.dialect = dialect;
     }
 
     /** Runs {@code shape} with {@code values} (indexed by slot); returns its update count. */
@@ -220,8 +225,8 @@ public final class Session {
     }
 
     private DSLContext jooq() {
-        if (jooq == null) {
-            jooq = jooqOnConnection.get();
+        if (jooq == null) { // made only when a statement needs it: most writes never run through jOOQ
+            jooq = callerContext != null ? callerContext.configuration().derive(connection).dsl() : DSL.using(connection, dialect);
         }
         return jooq;
     }

@@ -6,7 +6,6 @@ import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.exception.DataAccessException;
-import org.jooq.impl.DSL;
 
 /**
  * Where a fenced write runs: on the connection of a caller's {@code DSLContext} or {@code Connection},
@@ -32,7 +31,7 @@ public abstract class WriteTarget {
         return new WriteTarget(dialect) {
             @Override
             <T> T onConnection(Work<T> work) {
-                return ctx.connectionResult(c -> work.apply(new Session(c, () -> ctx.configuration().derive(c).dsl())));
+                return ctx.connectionResult(c -> work.apply(new Session(c, ctx, dialect.jooqDialect())));
             }
         };
     }
@@ -42,17 +41,35 @@ public abstract class WriteTarget {
         return new WriteTarget(dialect) {
             @Override
             <T> T onConnection(Work<T> work) throws SQLException {
-                return work.apply(new Session(connection, () -> DSL.using(connection, dialect.jooqDialect())));
+                return work.apply(new Session(connection, null, dialect.jooqDialect()));
             }
         };
     }
 
-    /** The statements of a write on a connection of their own, committed before it returns. */
+    /**
+     * The statements of a write on a connection of their own from a pool, committed before it returns. Some
+     * pools hand connections out with auto-commit off; the work is then committed (or rolled back on failure)
+     * here, so that a write never stays pending in a connection that goes back to the pool.
+     */
     public static WriteTarget of(DataSource dataSource, FencingDialect dialect) {
         return new WriteTarget(dialect) {
             @Override
             <T> T onConnection(Work<T> work) throws SQLException {
-                return OwnConnection.run(dataSource, c -> work.apply(new Session(c, () -> DSL.using(c, dialect.jooqDialect()))));
+                try (Connection c = dataSource.getConnection()) {
+                    boolean autoCommit = c.getAutoCommit();
+                    try {
+                        T result = work.apply(new Session(c, null, dialect.jooqDialect()));
+                        if (!autoCommit) {
+                            c.commit();
+                        }
+                        return result;
+                    } catch (SQLException | RuntimeException e) {
+                        if (!autoCommit) {
+                            c.rollback();
+                        }
+                        throw e;
+                    }
+                }
             }
         };
     }
