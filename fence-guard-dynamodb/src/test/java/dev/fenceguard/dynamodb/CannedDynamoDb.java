@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 
 /**
  * A loopback HTTP/1.1 server that answers DynamoDB's JSON protocol with canned responses, one per request
@@ -32,9 +33,36 @@ final class CannedDynamoDb implements AutoCloseable {
     private final List<Request> requests = new CopyOnWriteArrayList<>();
     private final Thread acceptor;
 
+    /** DynamoDB's error type of a failed condition, in its JSON protocol's form. */
+    static final String CONDITION_FAILED = "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException";
+
+    private DynamoDbAsyncClient client;
+
     CannedDynamoDb() throws IOException {
         server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         acceptor = Thread.ofPlatform().daemon().name("canned-dynamodb").start(this::accept);
+    }
+
+    /** A new fake, for a test's field (no checked exception). */
+    static CannedDynamoDb open() {
+        try {
+            return new CannedDynamoDb();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The SDK client of this fake, made on first use and closed with it. */
+    synchronized DynamoDbAsyncClient client() {
+        if (client == null) {
+            client = Dynamo.client(endpoint(), null);
+        }
+        return client;
+    }
+
+    /** The body of a failed condition's answer that sends the item back ({@code ALL_OLD}), as DynamoDB documents it. */
+    static String conditionFailed(String item) {
+        return "{\"__type\":\"" + CONDITION_FAILED + "\",\"message\":\"The conditional request failed\",\"Item\":" + item + "}";
     }
 
     URI endpoint() {
@@ -113,6 +141,11 @@ final class CannedDynamoDb implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        synchronized (this) {
+            if (client != null) {
+                client.close();
+            }
+        }
         server.close();
         acceptor.interrupt();
     }

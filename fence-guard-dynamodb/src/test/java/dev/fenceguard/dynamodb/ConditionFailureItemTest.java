@@ -27,33 +27,18 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
  */
 class ConditionFailureItemTest {
 
-    private static final String CONDITION_FAILED = "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException";
-
-    private final CannedDynamoDb server = open();
-    private final DynamoDbAsyncClient client = Dynamo.client(server.endpoint(), null);
+    private final CannedDynamoDb server = CannedDynamoDb.open();
+    private final DynamoDbAsyncClient client = server.client();
     private final FenceGuardDynamoDb dynamo = FenceGuardDynamoDb.builder(client).withMetrics(LockMetrics.none()).build();
-
-    private static CannedDynamoDb open() {
-        try {
-            return new CannedDynamoDb();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
 
     @AfterEach
     void close() throws Exception {
-        client.close();
         server.close();
-    }
-
-    private static String failed(String item) {
-        return "{\"__type\":\"" + CONDITION_FAILED + "\",\"message\":\"The conditional request failed\",\"Item\":" + item + "}";
     }
 
     @Test
     void aRefusedUpdateIsStaleWithTheFenceOfTheItemSentBackAndNoRead() {
-        server.answer(400, failed("{\"id\":{\"S\":\"42\"},\"_fence\":{\"N\":\"9\"},\"status\":{\"S\":\"paid\"}}"));
+        server.answer(400, CannedDynamoDb.conditionFailed("{\"id\":{\"S\":\"42\"},\"_fence\":{\"N\":\"9\"},\"status\":{\"S\":\"paid\"}}"));
         WriteOutcome outcome = dynamo.fencedWrites().update(ItemKey.of("orders", "id", "42"), FenceToken.of(7), Map.of("status", "late"));
         assertThat(outcome).isEqualTo(new WriteOutcome.Stale("orders[id=42]", 7, 9, dev.fenceguard.core.FencePolicy.SAME_OR_NEWER));
         assertThat(server.requests()).as("one UpdateItem, no GetItem").extracting(CannedDynamoDb.Request::target)
@@ -64,7 +49,7 @@ class ConditionFailureItemTest {
 
     @Test
     void aRefusedUpdateOfATombstoneTheFenceWouldPassIsNotFoundWithNoRead() {
-        server.answer(400, failed("{\"id\":{\"S\":\"42\"},\"_fence\":{\"N\":\"3\"},\"_deleted\":{\"BOOL\":true}}"));
+        server.answer(400, CannedDynamoDb.conditionFailed("{\"id\":{\"S\":\"42\"},\"_fence\":{\"N\":\"3\"},\"_deleted\":{\"BOOL\":true}}"));
         WriteOutcome outcome = dynamo.fencedWrites().update(ItemKey.of("orders", "id", "42"), FenceToken.of(7), Map.of("status", "late"));
         assertThat(outcome).isEqualTo(new WriteOutcome.NotFound("orders[id=42]"));
         assertThat(server.requests()).hasSize(1);
@@ -72,8 +57,8 @@ class ConditionFailureItemTest {
 
     @Test
     void aRefusedPutAndDeleteUnderStrictlyNewerAreStaleWithNoRead() {
-        server.answer(400, failed("{\"id\":{\"S\":\"42\"},\"_fence\":{\"N\":\"7\"}}"));
-        server.answer(400, failed("{\"id\":{\"S\":\"42\"},\"_fence\":{\"N\":\"7\"}}"));
+        server.answer(400, CannedDynamoDb.conditionFailed("{\"id\":{\"S\":\"42\"},\"_fence\":{\"N\":\"7\"}}"));
+        server.answer(400, CannedDynamoDb.conditionFailed("{\"id\":{\"S\":\"42\"},\"_fence\":{\"N\":\"7\"}}"));
         var strict = dynamo.fencedWrites(dev.fenceguard.core.FencePolicy.STRICTLY_NEWER);
         assertThat(strict.put(ItemKey.of("orders", "id", "42"), FenceToken.of(7), Map.of("status", "x")).isApplied()).isFalse();
         assertThat(strict.delete(ItemKey.of("orders", "id", "42"), FenceToken.of(7))).isInstanceOf(WriteOutcome.Stale.class);
@@ -85,7 +70,7 @@ class ConditionFailureItemTest {
     @Test
     void aRefusedAcquisitionOfAHeldKeyIsEmptyWithNoRead() {
         long future = System.currentTimeMillis() + 60_000;
-        server.answer(400, failed("{\"pk\":{\"S\":\"korders:42\"},\"fence\":{\"N\":\"5\"},\"lockId\":{\"S\":\"someone\"},"
+        server.answer(400, CannedDynamoDb.conditionFailed("{\"pk\":{\"S\":\"korders:42\"},\"fence\":{\"N\":\"5\"},\"lockId\":{\"S\":\"someone\"},"
                 + "\"expiresAt\":{\"N\":\"" + future + "\"}}"));
         Optional<?> grant = dynamo.lockBackend().tryAcquire(LockKey.of("orders:42"), LockId.random(), Duration.ofSeconds(10),
                 Duration.ofSeconds(10)).toCompletableFuture().join();
@@ -104,7 +89,7 @@ class ConditionFailureItemTest {
         LockId mine = LockId.random();
         long expires = System.currentTimeMillis() + 10_000;
         server.answer(500, "{\"__type\":\"com.amazonaws.dynamodb.v20120810#InternalServerError\",\"message\":\"lost\"}");
-        server.answer(400, failed("{\"pk\":{\"S\":\"korders:42\"},\"fence\":{\"N\":\"8\"},\"lockId\":{\"S\":\"" + mine.value()
+        server.answer(400, CannedDynamoDb.conditionFailed("{\"pk\":{\"S\":\"korders:42\"},\"fence\":{\"N\":\"8\"},\"lockId\":{\"S\":\"" + mine.value()
                 + "\"},\"expiresAt\":{\"N\":\"" + expires + "\"}}"));
         Optional<Grant> grant = dynamo.lockBackend().tryAcquire(LockKey.of("orders:42"), mine, Duration.ofSeconds(10),
                 Duration.ofSeconds(10)).toCompletableFuture().join();
@@ -119,7 +104,7 @@ class ConditionFailureItemTest {
         LockId mine = LockId.random();
         long expires = System.currentTimeMillis() + 10_000;
         server.answer(500, "{\"__type\":\"com.amazonaws.dynamodb.v20120810#InternalServerError\",\"message\":\"lost\"}");
-        server.answer(400, "{\"__type\":\"" + CONDITION_FAILED + "\",\"message\":\"The conditional request failed\"}");
+        server.answer(400, "{\"__type\":\"" + CannedDynamoDb.CONDITION_FAILED + "\",\"message\":\"The conditional request failed\"}");
         server.answer(200, "{\"Item\":{\"pk\":{\"S\":\"korders:42\"},\"fence\":{\"N\":\"8\"},\"lockId\":{\"S\":\"" + mine.value()
                 + "\"},\"expiresAt\":{\"N\":\"" + expires + "\"}}}");
         Optional<Grant> grant = dynamo.lockBackend().tryAcquire(LockKey.of("orders:42"), mine, Duration.ofSeconds(10),
@@ -131,7 +116,7 @@ class ConditionFailureItemTest {
 
     @Test
     void aRefusedAcquisitionOfAFreeKeyWhoseFencesAreUsedUpIsFenceExhaustedWithNoRead() {
-        server.answer(400, failed("{\"pk\":{\"S\":\"korders:42\"},\"fence\":{\"N\":\"" + FenceToken.MAX_VALUE + "\"}}"));
+        server.answer(400, CannedDynamoDb.conditionFailed("{\"pk\":{\"S\":\"korders:42\"},\"fence\":{\"N\":\"" + FenceToken.MAX_VALUE + "\"}}"));
         var stage = dynamo.lockBackend().tryAcquire(LockKey.of("orders:42"), LockId.random(), Duration.ofSeconds(10),
                 Duration.ofSeconds(10)).toCompletableFuture();
         Assertions.assertThatThrownBy(stage::join).hasCauseInstanceOf(FenceGuardException.class)

@@ -26,30 +26,16 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
  */
 class EntryConditionFailureItemTest {
 
-    private static final String CONDITION_FAILED = "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException";
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
     private static final LockKey KEY = LockKey.of("orders:42");
 
-    private final CannedDynamoDb server = open();
-    private final DynamoDbAsyncClient client = Dynamo.client(server.endpoint(), null);
+    private final CannedDynamoDb server = CannedDynamoDb.open();
+    private final DynamoDbAsyncClient client = server.client();
     private final FenceGuardDynamoDb dynamo = FenceGuardDynamoDb.builder(client).withMetrics(LockMetrics.none()).build();
-
-    private static CannedDynamoDb open() {
-        try {
-            return new CannedDynamoDb();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
 
     @AfterEach
     void close() throws Exception {
-        client.close();
         server.close();
-    }
-
-    private static String failed(String item) {
-        return "{\"__type\":\"" + CONDITION_FAILED + "\",\"message\":\"The conditional request failed\",\"Item\":" + item + "}";
     }
 
     private static long future() {
@@ -69,7 +55,7 @@ class EntryConditionFailureItemTest {
     @Test
     void aRefusedIdempotencyClaimAnswersTheEntryThatStoppedItWithNoRead() {
         long until = future();
-        server.answer(400, failed("{\"pk\":{\"S\":\"iorders:42\"},\"state\":{\"S\":\"C\"},\"fingerprint\":{\"S\":\"fp-1\"},"
+        server.answer(400, CannedDynamoDb.conditionFailed("{\"pk\":{\"S\":\"iorders:42\"},\"state\":{\"S\":\"C\"},\"fingerprint\":{\"S\":\"fp-1\"},"
                 + "\"fence\":{\"N\":\"4\"},\"expiresAt\":{\"N\":\"" + until + "\"},\"retainUntil\":{\"N\":\"" + until + "\"},"
                 + "\"result\":{\"B\":\"" + bytes("done") + "\"}}"));
         IdempotencyEntry entry = dynamo.idempotencyBackend().claim(KEY, "fp-1", 5, Duration.ofSeconds(30), Duration.ofMinutes(5), TIMEOUT)
@@ -83,7 +69,7 @@ class EntryConditionFailureItemTest {
     @Test
     void aRefusedIdempotencyRecordAnswersTheFenceThatHoldsTheEntryWithNoRead() {
         long until = future();
-        server.answer(400, failed("{\"pk\":{\"S\":\"iorders:42\"},\"state\":{\"S\":\"P\"},\"fingerprint\":{\"S\":\"fp-1\"},"
+        server.answer(400, CannedDynamoDb.conditionFailed("{\"pk\":{\"S\":\"iorders:42\"},\"state\":{\"S\":\"P\"},\"fingerprint\":{\"S\":\"fp-1\"},"
                 + "\"fence\":{\"N\":\"9\"},\"expiresAt\":{\"N\":\"" + until + "\"},\"retainUntil\":{\"N\":\"" + until + "\"}}"));
         OptionalLong holder = dynamo.idempotencyBackend().record(KEY, 5, IdempotencyState.COMPLETED, new byte[] {1}, Duration.ofMinutes(5),
                 TIMEOUT).toCompletableFuture().join();
@@ -93,7 +79,7 @@ class EntryConditionFailureItemTest {
 
     @Test
     void aRefusedFlightBeginIsRetainedOrSupersededFromTheItemSentBackWithNoRead() {
-        server.answer(400, failed("{\"pk\":{\"S\":\"forders:42\"},\"flightFence\":{\"N\":\"3\"},\"result\":{\"B\":\"" + bytes("r") + "\"},"
+        server.answer(400, CannedDynamoDb.conditionFailed("{\"pk\":{\"S\":\"forders:42\"},\"flightFence\":{\"N\":\"3\"},\"result\":{\"B\":\"" + bytes("r") + "\"},"
                 + "\"resultFence\":{\"N\":\"3\"},\"resultExpiresAt\":{\"N\":\"" + future() + "\"},\"version\":{\"N\":\"1\"}}"));
         FlightStart retained = dynamo.flightStore().begin(KEY, 4, TIMEOUT).toCompletableFuture().join();
         assertThat(retained).isInstanceOfSatisfying(FlightStart.Retained.class, r -> {
@@ -102,14 +88,14 @@ class EntryConditionFailureItemTest {
         });
         oneRequest("UpdateItem");
 
-        server.answer(400, failed("{\"pk\":{\"S\":\"forders:42\"},\"flightFence\":{\"N\":\"8\"}}"));
+        server.answer(400, CannedDynamoDb.conditionFailed("{\"pk\":{\"S\":\"forders:42\"},\"flightFence\":{\"N\":\"8\"}}"));
         assertThat(dynamo.flightStore().begin(KEY, 4, TIMEOUT).toCompletableFuture().join()).isEqualTo(new FlightStart.Superseded(8));
         assertThat(server.requests()).hasSize(2);
     }
 
     @Test
     void aRefusedFlightPublishIsStaleAgainstTheNewestFlightWithNoRead() {
-        server.answer(400, failed("{\"pk\":{\"S\":\"forders:42\"},\"flightFence\":{\"N\":\"8\"}}"));
+        server.answer(400, CannedDynamoDb.conditionFailed("{\"pk\":{\"S\":\"forders:42\"},\"flightFence\":{\"N\":\"8\"}}"));
         WriteOutcome outcome = dynamo.flightStore().publish(KEY, 4, new byte[] {1}, Duration.ofMinutes(1), TIMEOUT).toCompletableFuture().join();
         assertThat(outcome).isEqualTo(new WriteOutcome.Stale(dynamo.lockBackend().table() + "[pk=forders:42]", 4, 8, FencePolicy.SAME_OR_NEWER));
         oneRequest("UpdateItem");

@@ -41,22 +41,13 @@ class TransactWriteItemsTest {
     private static final TransactWriteItem AUDIT = TransactWriteItem.builder()
             .put(p -> p.tableName("audit").item(Map.of("id", AttributeValue.fromS("a-1"), "what", AttributeValue.fromS("paid")))).build();
 
-    private final CannedDynamoDb server = open();
-    private final DynamoDbAsyncClient client = Dynamo.client(server.endpoint(), null);
+    private final CannedDynamoDb server = CannedDynamoDb.open();
+    private final DynamoDbAsyncClient client = server.client();
     private final FenceGuardDynamoDb dynamo = FenceGuardDynamoDb.builder(client).withMetrics(LockMetrics.none()).build();
     private final FencedDynamoDb fenced = dynamo.fencedWrites();
 
-    private static CannedDynamoDb open() {
-        try {
-            return new CannedDynamoDb();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
     @AfterEach
     void close() throws Exception {
-        client.close();
         server.close();
     }
 
