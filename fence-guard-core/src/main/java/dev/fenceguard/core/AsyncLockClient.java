@@ -1,6 +1,7 @@
 package dev.fenceguard.core;
 
 import dev.fenceguard.core.internal.Backoff;
+import dev.fenceguard.core.internal.CallerThread;
 import dev.fenceguard.core.internal.Checks;
 import dev.fenceguard.core.internal.EventPublisher;
 import dev.fenceguard.core.spi.Grant;
@@ -641,7 +642,7 @@ public final class AsyncLockClient {
     /** {@link Lease#close()}: releases and waits at most the release timeout (the call is bounded by it). */
     void closeQuietly(Lease lease) {
         try {
-            Calls.await(releaseInternal(lease));
+            Calls.await(CallerThread.lend(() -> releaseInternal(lease)));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             reportReleaseFailure(lease, new FenceGuardException(ErrorCode.TIMEOUT, lease.key().value(),

@@ -1,6 +1,7 @@
 package dev.fenceguard.core;
 
 import dev.fenceguard.core.internal.Backoff;
+import dev.fenceguard.core.internal.CallerThread;
 import dev.fenceguard.core.internal.Checks;
 import dev.fenceguard.core.internal.WarmUps;
 import dev.fenceguard.core.spi.LockBackend;
@@ -32,7 +33,9 @@ import java.util.Optional;
  * once. Every backend call is bounded: acquire and lookup by the call timeout
  * ({@link Builder#withCallTimeout}), renewals by the time the lease has left, releases by the release
  * timeout ({@link Builder#withReleaseTimeout}). A lease is not tied to a thread: acquire it on one
- * thread, extend or release it on another.
+ * thread, extend or release it on another. A backend whose driver blocks (the JDBC ones) runs the call a
+ * method here waits for on the calling platform thread, which would only wait for it, instead of handing
+ * it to its executor; the bounds are the same (docs/postgresql.md, "Threads and time bounds").
  *
  * <p><b>Interrupts.</b> {@link #acquire}, {@link #acquireAll} and {@link #withLock} throw
  * {@link InterruptedException} if the thread is interrupted while they wait for the lock; no lease is
@@ -113,7 +116,8 @@ public final class LockClient {
      */
     public Optional<Lease> tryAcquire(String key, Duration ttl) {
         LockKey lockKey = LockKey.of(key);
-        return Calls.awaitUninterruptibly(async.tryOnce(lockKey, Checks.ttl(ttl, lockKey)));
+        Duration checked = Checks.ttl(ttl, lockKey);
+        return Calls.awaitUninterruptibly(CallerThread.lend(() -> async.tryOnce(lockKey, checked)));
     }
 
     /**
@@ -130,7 +134,9 @@ public final class LockClient {
      */
     public Optional<Lease> acquire(String key, Duration ttl, Duration maxWait) throws InterruptedException {
         LockKey lockKey = LockKey.of(key);
-        return Calls.await(async.acquire(lockKey, Checks.ttl(ttl, lockKey), Checks.maxWait(maxWait, lockKey), null));
+        Duration checkedTtl = Checks.ttl(ttl, lockKey);
+        Duration checkedWait = Checks.maxWait(maxWait, lockKey);
+        return Calls.await(CallerThread.lend(() -> async.acquire(lockKey, checkedTtl, checkedWait, null)));
     }
 
     /**
@@ -187,7 +193,7 @@ public final class LockClient {
         WithLockRun run = new WithLockRun(async, lockKey);
         Optional<Lease> acquired;
         try {
-            acquired = Calls.await(run.acquire(ttl, maxWait));
+            acquired = Calls.await(CallerThread.lend(() -> run.acquire(ttl, maxWait)));
         } catch (InterruptedException | RuntimeException | Error e) {
             run.acquireFailed(e);
             throw e;
@@ -220,7 +226,7 @@ public final class LockClient {
      *     expires at its TTL)
      */
     public boolean release(Lease lease) {
-        return Calls.awaitUninterruptibly(async.release(lease));
+        return Calls.awaitUninterruptibly(CallerThread.lend(() -> async.release(lease)));
     }
 
     /**
@@ -233,7 +239,7 @@ public final class LockClient {
      * @throws FenceGuardException if the backend fails or does not answer before the lease's deadline
      */
     public boolean extend(Lease lease, Duration ttl) {
-        return Calls.awaitUninterruptibly(async.extend(lease, ttl));
+        return Calls.awaitUninterruptibly(CallerThread.lend(() -> async.extend(lease, ttl)));
     }
 
     /**
@@ -244,7 +250,7 @@ public final class LockClient {
      * @throws FenceGuardException if the backend fails
      */
     public Optional<LockInfo> lookup(String key) {
-        return Calls.awaitUninterruptibly(async.lookup(key));
+        return Calls.awaitUninterruptibly(CallerThread.lend(() -> async.lookup(key)));
     }
 
     /**

@@ -274,7 +274,10 @@ public final class FenceGuardJdbc implements AutoCloseable {
         }
 
         /**
-         * Where the blocking JDBC work of each call runs; default: a new virtual thread per call. Give
+         * Where the blocking JDBC work of each call runs; default: a new virtual thread per call, except a call
+         * the blocking {@code LockClient} makes from a platform thread, which runs on that thread (it would
+         * only wait for the call; docs/postgresql.md, "Threads and time bounds"). An executor given here is
+         * used for every call. Give
          * your own to cap concurrency or to use platform threads (on JDK 21 to 23 a virtual thread
          * that blocks inside {@code synchronized} pins its carrier; pgjdbc 42.6+ and HikariCP do not).
          * The executor must run tasks on other threads than the caller's, or the caller blocks: a direct

@@ -50,7 +50,9 @@ import javax.sql.DataSource;
  *
  * <p><b>Threads.</b> JDBC blocks, so every call runs on an executor and the methods return at once:
  * by default a new virtual thread per call ({@link FenceGuardJdbc.Builder#withExecutor} to supply your own). The
- * caller's thread never waits for the database.
+ * caller's thread never waits for the database, with one exception that only saves work: the blocking
+ * {@code LockClient}, whose platform thread would only wait for the call, lends it, and with the default
+ * executor the call runs right there, bounded as on the executor (docs/postgresql.md, "Threads and time bounds").
  *
  * <p><b>Bounds.</b> Each call is bounded by the {@code timeout} it is given, on the server as well as
  * here: in the same round trip as the statement, {@code set_config('lock_timeout', ..)} and

@@ -3,6 +3,8 @@ package dev.fenceguard.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.Lease;
@@ -11,6 +13,7 @@ import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.LockListener;
 import dev.fenceguard.core.LockMetrics;
+import dev.fenceguard.jdbc.internal.BoundedJdbc;
 import dev.fenceguard.jdbc.internal.TableSettings;
 import dev.fenceguard.jdbc.testing.PgTestSupport;
 import dev.fenceguard.testkit.BlockingBackend;
@@ -252,6 +255,196 @@ class PostgresCallsAreBoundedTest {
             assertThat(t).isNotSameAs(Thread.currentThread());
         });
         assertThat(threads.get(0)).isNotSameAs(threads.get(1));
+    }
+
+    // Issue #31: a blocking face lends its platform thread to the call it waits for (CallerThread), so the
+    // default executor's virtual thread per call is skipped there; these pin down where calls run and that
+    // the lent thread is bounded as the executor's would be.
+
+    @Test
+    void theBlockingClientRunsEachCallOnTheCallersOwnPlatformThread() throws Exception {
+        pg.lockTable("lent");
+        List<Thread> threads = new CopyOnWriteArrayList<>();
+        LockClient client = LockClient.builder(new PostgresLockBackend(TableSettings.of(watching(pg.ds, threads))
+                .withSchema(pg.schema.name()).withTable("lent"))).withMetrics(LockMetrics.none()).build();
+        Thread self = Thread.currentThread();
+
+        Lease lease = client.tryAcquire("orders:lent", TTL).orElseThrow();
+        assertThat(client.extend(lease, TTL)).isTrue();
+        assertThat(client.lookup("orders:lent")).map(info -> info.fence()).contains(lease.fence());
+        assertThat(client.release(lease)).isTrue();
+        Optional<String> ran = client.withLock("orders:lent", TTL, Duration.ofSeconds(5), l -> "ran");
+        try (Lease closed = client.acquire("orders:lent", TTL, Duration.ofSeconds(5)).orElseThrow()) {
+            assertThat(closed.isValid()).isTrue();
+        }
+
+        assertThat(ran).contains("ran");
+        // tryAcquire, extend, lookup, release; withLock's acquire and release; acquire and close.
+        assertThat(threads).as("threads that took a connection").hasSize(8).allSatisfy(t -> assertThat(t).isSameAs(self));
+        assertThat(self.isInterrupted()).isFalse();
+        assertThat(client.lookup("orders:lent")).as("nothing left locked").isEmpty();
+    }
+
+    @Test
+    void callersOnVirtualThreadsAndTheAsynchronousFaceStillGetAVirtualThreadPerCall() throws Exception {
+        pg.lockTable("not_lent");
+        List<Thread> threads = new CopyOnWriteArrayList<>();
+        LockClient client = LockClient.builder(new PostgresLockBackend(TableSettings.of(watching(pg.ds, threads))
+                .withSchema(pg.schema.name()).withTable("not_lent"))).withMetrics(LockMetrics.none()).build();
+
+        // A virtual thread's blocking socket read ends at an interrupt: it is never lent.
+        Thread caller = Thread.ofVirtual().start(() -> client.release(client.tryAcquire("orders:virtual", TTL).orElseThrow()));
+        caller.join();
+        Lease lease = client.async().tryAcquire("orders:async", TTL).toCompletableFuture().get(10, TimeUnit.SECONDS).orElseThrow();
+        client.async().release(lease).toCompletableFuture().get(10, TimeUnit.SECONDS);
+
+        assertThat(threads).as("threads that took a connection").hasSize(4).allSatisfy(t -> {
+            assertThat(t.isVirtual()).isTrue();
+            assertThat(t.getName()).startsWith("fence-guard-jdbc-");
+            assertThat(t).isNotSameAs(caller).isNotSameAs(Thread.currentThread());
+        });
+        assertThat(threads).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void anInterruptedCallerIsNotLentAndKeepsItsInterrupt() throws Exception {
+        pg.lockTable("interrupted");
+        List<Thread> threads = new CopyOnWriteArrayList<>();
+        LockClient client = LockClient.builder(new PostgresLockBackend(TableSettings.of(watching(pg.ds, threads))
+                .withSchema(pg.schema.name()).withTable("interrupted"))).withMetrics(LockMetrics.none()).build();
+
+        Thread.currentThread().interrupt();
+        Optional<Lease> lease;
+        boolean stillInterrupted;
+        try {
+            lease = client.tryAcquire("orders:interrupted", TTL);
+        } finally {
+            stillInterrupted = Thread.interrupted(); // and cleared, for the rest of the test
+        }
+
+        assertThat(lease).as("an interrupt does not end tryAcquire").isPresent();
+        assertThat(stillInterrupted).as("the caller's interrupt status, kept").isTrue();
+        assertThat(threads).singleElement().satisfies(t -> assertThat(t.isVirtual()).isTrue());
+        assertThat(client.release(lease.get())).isTrue();
+    }
+
+    @Test
+    void aLentCallWaitingForAFullPoolTimesOutAtItsDeadlineSendsNothingAndLeavesNoInterrupt() throws Exception {
+        pg.lockTable("full_pool");
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(pg.ds);
+        config.setMaximumPoolSize(1);
+        config.setConnectionTimeout(30_000); // the pool alone would keep the caller 30 s
+        Duration timeout = Duration.ofMillis(300);
+        try (HikariDataSource pool = new HikariDataSource(config)) {
+            LockClient client = LockClient.builder(new PostgresLockBackend(TableSettings.of(pool).withSchema(pg.schema.name())
+                    .withTable("full_pool"))).withMetrics(LockMetrics.none()).withCallTimeout(timeout).build();
+            long started;
+            long failedAfter;
+            try (Connection taken = pool.getConnection()) { // the pool's one connection, held by someone else
+                started = System.nanoTime();
+                assertThatThrownBy(() -> client.tryAcquire("orders:full", TTL)).as("tryAcquire with the pool taken")
+                        .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
+                failedAfter = System.nanoTime() - started;
+                assertThat(Thread.currentThread().isInterrupted()).as("the deadline's interrupt, cleared").isFalse();
+            }
+            assertThat(Duration.ofNanos(failedAfter)).as("ended by the call's timeout, not the pool's 30 s")
+                    .isLessThan(Duration.ofSeconds(10));
+            assertThat(pg.one("SELECT count(*) FROM " + pg.q("full_pool"))).as("rows written").isEqualTo("0");
+            Lease lease = client.tryAcquire("orders:full", TTL).orElseThrow(); // the pool is free again: the key too
+            assertThat(lease.fence().value()).isEqualTo(1);
+            assertThat(client.release(lease)).isTrue();
+        }
+    }
+
+    @Test
+    void theCallersOwnInterruptDoesNotEndALentCallsWaitForAConnection() throws Exception {
+        pg.lockTable("interrupt_in_pool");
+        CountDownLatch waiting = new CountDownLatch(1);
+        AtomicInteger asked = new AtomicInteger();
+        // A pool that makes the first caller wait until interrupted and then throws as HikariCP does: the
+        // interrupt status set again, an SQLException. Every later request gets a connection.
+        DataSource pool = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection") && asked.getAndIncrement() == 0) {
+                        waiting.countDown();
+                        try {
+                            new CountDownLatch(1).await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new SQLException("Interrupted during connection acquisition", "08001", e);
+                        }
+                    }
+                    return method.invoke(pg.ds, args);
+                });
+        LockClient client = LockClient.builder(new PostgresLockBackend(TableSettings.of(pool).withSchema(pg.schema.name())
+                .withTable("interrupt_in_pool"))).withMetrics(LockMetrics.none()).build();
+        CompletableFuture<Optional<Lease>> acquired = new CompletableFuture<>();
+        CompletableFuture<Boolean> interruptedAfter = new CompletableFuture<>();
+        Thread caller = Thread.ofPlatform().start(() -> {
+            try {
+                acquired.complete(client.tryAcquire("orders:interrupt", TTL));
+            } catch (RuntimeException e) {
+                acquired.completeExceptionally(e);
+            } finally {
+                interruptedAfter.complete(Thread.interrupted());
+            }
+        });
+        assertThat(waiting.await(10, TimeUnit.SECONDS)).as("the caller waits for a connection").isTrue();
+        caller.interrupt();
+        caller.join();
+
+        assertThat(acquired.get()).as("the call went on with the next connection").isPresent();
+        assertThat(interruptedAfter.get()).as("the caller's interrupt, set again when the call is done").isTrue();
+        assertThat(asked).hasValue(2);
+        assertThat(client.release(acquired.get().orElseThrow())).isTrue();
+    }
+
+    @Test
+    void aLentCallOnAServerThatStopsAnsweringIsAbortedAndFreesItsCaller() throws Exception {
+        pg.lockTable("lent_silent");
+        PGSimpleDataSource direct = (PGSimpleDataSource) pg.schema.dataSource();
+        Connections connections = new Connections();
+        Duration timeout = Duration.ofMillis(300);
+        try (SilentProxy proxy = new SilentProxy(direct.getServerNames()[0], direct.getPortNumbers()[0])) {
+            PGSimpleDataSource viaProxy = (PGSimpleDataSource) pg.schema.dataSource();
+            viaProxy.setServerNames(new String[] {"127.0.0.1"});
+            viaProxy.setPortNumbers(new int[] {proxy.port()});
+            try (Connection physical = viaProxy.getConnection()) {
+                LockClient client = LockClient.builder(new PostgresLockBackend(TableSettings.of(connections.single(physical))
+                        .withSchema(pg.schema.name()).withTable("lent_silent"))).withMetrics(LockMetrics.none())
+                        .withCallTimeout(timeout).build();
+                assertThat(client.lookup("orders:silent")).as("answers before the silence").isEmpty();
+                proxy.goSilent();
+                long started = System.nanoTime();
+
+                assertThatThrownBy(() -> client.tryAcquire("orders:silent", TTL)).as("tryAcquire on a silent server")
+                        .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
+                long failedAfter = System.nanoTime() - started;
+
+                // Nothing can cancel a statement on a server that does not answer: the lent thread is freed by the
+                // abort of its connection, ABORT_GRACE after the deadline, as an executor's thread would be.
+                assertThat(connections.aborts.get()).as("connections aborted").isPositive();
+                assertThat(Duration.ofNanos(failedAfter)).as("the caller's thread was held for")
+                        .isGreaterThanOrEqualTo(timeout).isLessThan(timeout.plus(BoundedJdbc.ABORT_GRACE).plusSeconds(5));
+                assertThat(Thread.currentThread().isInterrupted()).isFalse();
+            }
+        }
+    }
+
+    /** {@code inner}, recording the thread of every {@code getConnection}. */
+    private static DataSource watching(DataSource inner, List<Thread> threads) {
+        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection")) {
+                        threads.add(Thread.currentThread());
+                    }
+                    try {
+                        return method.invoke(inner, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     // --- helpers ---

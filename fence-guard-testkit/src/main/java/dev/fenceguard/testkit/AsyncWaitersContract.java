@@ -67,7 +67,10 @@ public abstract class AsyncWaitersContract {
         LockClient locks = LockClient.builder(backend()).withMetrics(LockMetrics.none())
                 .withBackoff(Duration.ofMillis(200), Duration.ofSeconds(1)).build();
         AsyncLockClient async = locks.async();
-        Lease blocker = locks.tryAcquire(hot, TTL).orElseThrow(); // also opens the connection and loads the scripts
+        // Through the asynchronous face, as the waiters below: it opens the connection, loads the scripts and starts
+        // whatever the backend's calls run on (a JDBC backend's virtual threads, and the JDK's scheduler and pollers
+        // of virtual threads), before the count. The blocking face would run a JDBC call on this very thread.
+        Lease blocker = async.tryAcquire(hot, TTL).toCompletableFuture().get(30, TimeUnit.SECONDS).orElseThrow();
         int before = platformThreads();
         List<CompletableFuture<Optional<Lease>>> waiters = new ArrayList<>();
         for (int i = 0; i < waitersThatGiveUp(); i++) {
@@ -91,7 +94,7 @@ public abstract class AsyncWaitersContract {
         LockClient locks = LockClient.builder(backend()).withMetrics(LockMetrics.none())
                 .withBackoff(Duration.ofMillis(1), Duration.ofMillis(20)).build();
         AsyncLockClient async = locks.async();
-        Lease blocker = locks.tryAcquire(hot, TTL).orElseThrow();
+        Lease blocker = async.tryAcquire(hot, TTL).toCompletableFuture().get(30, TimeUnit.SECONDS).orElseThrow(); // as above
         int before = platformThreads();
         ConcurrentLinkedQueue<Long> fences = new ConcurrentLinkedQueue<>();
         List<CompletableFuture<Optional<Long>>> waiters = new ArrayList<>();

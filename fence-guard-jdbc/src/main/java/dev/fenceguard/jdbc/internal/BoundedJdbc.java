@@ -2,6 +2,7 @@ package dev.fenceguard.jdbc.internal;
 
 import dev.fenceguard.core.ErrorCode;
 import dev.fenceguard.core.FenceGuardException;
+import dev.fenceguard.core.internal.CallerThread;
 import dev.fenceguard.core.internal.Redacted;
 import dev.fenceguard.core.internal.Timer;
 import java.sql.Connection;
@@ -101,10 +102,16 @@ public final class BoundedJdbc {
      *     {@link #ABORT_GRACE}
      * @return a future that completes with the work's result, or fails with a {@link FenceGuardException}
      *     mapped by the {@link Errors} from the driver's error ({@code TIMEOUT} for the server's own
-     *     timeouts), or {@code TIMEOUT} if the deadline passed before anything was sent
+     *     timeouts), or {@code TIMEOUT} if the deadline passed before anything was sent; already complete
+     *     when a blocking face lent its thread ({@link CallerThread}) and the executor is the default one
      */
     public <T> CompletableFuture<T> submit(String key, String operation, Duration timeout, Work<T> work) {
         Call<T> call = new Call<>(key, operation, timeout, work);
+        if (executor == VIRTUAL_THREADS && CallerThread.take()) {
+            // A blocking face waits for this call on its own platform thread: run it there (CallerThread).
+            call.runHere();
+            return call;
+        }
         call.abort = Timer.bound(timeout.plus(ABORT_GRACE), call::abortIfRunning);
         try {
             executor.execute(call);
@@ -116,10 +123,10 @@ public final class BoundedJdbc {
         return call;
     }
 
-    /** One call: its future, its connection while it has one, its abort deadline. */
     /**
      * One call: its caller's future, the task the executor runs and the time left its work reads, in one
-     * object (issue #31: a future and two method references beside it were three allocations per call).
+     * object (issue #31: a future and two method references beside it were three allocations per call);
+     * its connection while it has one, and its abort deadline.
      */
     private final class Call<T> extends CompletableFuture<T> implements Runnable, TimeLeft {
         final String key;
@@ -131,6 +138,14 @@ public final class BoundedJdbc {
         /** The connection in use; guarded by {@code this}, so an abort never reaches one back in the pool. */
         private Connection connection;
         private boolean finished;
+        /** The lending caller's thread, when the call runs on it ({@link #runHere}); else null. */
+        private Thread lender;
+        /** Guarded by {@code this}: the lender is waiting for a connection, and may be interrupted at the deadline. */
+        private boolean waitingForConnection;
+        /** Guarded by {@code this}: the deadline interrupted the lender's wait for a connection. */
+        private boolean interruptedAtDeadline;
+        /** The lender was interrupted while waiting for a connection: its interrupt is set again at the end. */
+        private boolean lenderInterrupted;
 
         Call(String key, String operation, Duration timeout, Work<T> work) {
             this.key = key;
@@ -138,6 +153,33 @@ public final class BoundedJdbc {
             this.timeout = timeout;
             this.deadlineNanos = System.nanoTime() + timeout.toNanos();
             this.work = work;
+        }
+
+        /**
+         * Runs the call on the lending caller's thread. At the deadline, a wait for a pool connection is
+         * interrupted (a pool's own timeout can be far longer than the call's: the call then fails
+         * {@code TIMEOUT}, nothing sent) and anything else gets {@link #ABORT_GRACE} more, as on the executor.
+         */
+        void runHere() {
+            lender = Thread.currentThread();
+            abort = Timer.bound(timeout, this::atDeadline);
+            run();
+        }
+
+        private void atDeadline() {
+            synchronized (this) {
+                if (finished) {
+                    return;
+                }
+                if (waitingForConnection) {
+                    interruptedAtDeadline = true;
+                    lender.interrupt();
+                    return;
+                }
+            }
+            // Sent: the server's own timeouts end the statement now; this is for a server that does not answer.
+            // If the call ends meanwhile, the abort finds it finished.
+            abort = Timer.bound(ABORT_GRACE, this::abortIfRunning);
         }
 
         @Override
@@ -164,6 +206,9 @@ public final class BoundedJdbc {
                 if (a != null) {
                     a.lift();
                 }
+                if (lenderInterrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
 
@@ -174,7 +219,11 @@ public final class BoundedJdbc {
 
         /** The work's result, or empty if the call timed out while waiting for a connection (nothing sent). */
         private Optional<T> onOwnConnection() throws SQLException {
-            try (Connection c = dataSource.getConnection()) {
+            Connection pooled = lender == null ? dataSource.getConnection() : lentConnection();
+            if (pooled == null) {
+                return Optional.empty();
+            }
+            try (Connection c = pooled) {
                 synchronized (this) {
                     connection = c;
                 }
@@ -198,6 +247,44 @@ public final class BoundedJdbc {
                 } finally {
                     synchronized (this) {
                         connection = null;
+                    }
+                }
+            }
+        }
+
+        /**
+         * A connection for a call on the lender's thread, or null if the deadline passed while waiting for it.
+         * The lender's own interrupts do not end the wait (they would not on the executor either): they are
+         * set again once the call is done ({@link #run}).
+         */
+        private Connection lentConnection() throws SQLException {
+            while (true) {
+                synchronized (this) {
+                    if (pastDeadline()) {
+                        return null;
+                    }
+                    waitingForConnection = true;
+                }
+                try {
+                    return dataSource.getConnection();
+                } catch (SQLException e) {
+                    synchronized (this) {
+                        if (interruptedAtDeadline) {
+                            return null;
+                        }
+                    }
+                    if (!Thread.interrupted()) {
+                        throw e;
+                    }
+                    lenderInterrupted = true; // the caller's own interrupt: wait on, as a thread of the executor would
+                } finally {
+                    synchronized (this) {
+                        waitingForConnection = false;
+                        if (interruptedAtDeadline) {
+                            // The deadline's interrupt, cleared. (A caller's interrupt in the same instant is lost
+                            // with it: the two cannot be told apart.)
+                            Thread.interrupted();
+                        }
                     }
                 }
             }
