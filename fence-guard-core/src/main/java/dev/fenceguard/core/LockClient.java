@@ -99,7 +99,9 @@ public final class LockClient {
             });
             dry.lookup(AsyncLockClient.WARM_UP);
         }
-        Calls.awaitUninterruptibly(async.warmUp());
+        // Lent, so that the first round runs the backend's part on this thread, as the blocking face's real calls
+        // will (CallerThread); the later rounds take the executor's path, as the asynchronous face's calls will.
+        Calls.awaitUninterruptibly(CallerThread.lend(async::warmUp));
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.FenceToken;
 import dev.fenceguard.core.Lease;
 import dev.fenceguard.core.StaleFenceException;
+import dev.fenceguard.core.internal.CallerThread;
 import dev.fenceguard.core.internal.Stages;
 import dev.fenceguard.core.spi.IdempotencyBackend;
 import java.time.Duration;
@@ -127,7 +128,7 @@ public final class IdempotencyStore {
             ResultCodec<T> codec, Callable<? extends T> work) throws Exception {
         AsyncIdempotencyStore.Call<T> call = new AsyncIdempotencyStore.Call<>(key, fingerprint, fence, claimTtl, codec);
         Objects.requireNonNull(work, "work");
-        Optional<IdempotencyResult<T>> done = awaitClaim(async.claim(call));
+        Optional<IdempotencyResult<T>> done = awaitClaim(CallerThread.lend(() -> async.claim(call)));
         if (done.isPresent()) {
             return done.get();
         }
@@ -135,10 +136,10 @@ public final class IdempotencyStore {
         try {
             value = work.call();
         } catch (Exception | Error e) {
-            awaitRecord(async.recordFailure(call, e));
+            awaitRecord(CallerThread.lend(() -> async.recordFailure(call, e)));
             throw e; // not reached: recordFailure's stage fails with e
         }
-        return awaitRecord(async.recordSuccess(call, value));
+        return awaitRecord(CallerThread.lend(() -> async.recordSuccess(call, value)));
     }
 
     /**
@@ -150,7 +151,7 @@ public final class IdempotencyStore {
      * @throws FenceGuardException if the backend fails or does not answer in time
      */
     public Optional<IdempotencyInfo> lookup(String key) {
-        return Stages.awaitUninterruptibly(async.lookup(key));
+        return Stages.awaitUninterruptibly(CallerThread.lend(() -> async.lookup(key)));
     }
 
     /**
@@ -162,7 +163,7 @@ public final class IdempotencyStore {
      * @throws FenceGuardException if the backend fails or does not answer in time
      */
     public int purge(int maxEntries) {
-        return Stages.awaitUninterruptibly(async.purge(maxEntries));
+        return Stages.awaitUninterruptibly(CallerThread.lend(() -> async.purge(maxEntries)));
     }
 
     @Override
