@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * The lock client: takes, renews and releases leases on a {@link LockBackend} and hands out their
@@ -138,7 +140,7 @@ public final class LockClient {
         LockKey lockKey = LockKey.of(key);
         Duration checkedTtl = Checks.ttl(ttl, lockKey);
         Duration checkedWait = Checks.maxWait(maxWait, lockKey);
-        return Calls.await(CallerThread.lend(() -> async.acquire(lockKey, checkedTtl, checkedWait, null)));
+        return awaitAcquired(() -> async.acquire(lockKey, checkedTtl, checkedWait, null));
     }
 
     /**
@@ -195,7 +197,7 @@ public final class LockClient {
         WithLockRun run = new WithLockRun(async, lockKey);
         Optional<Lease> acquired;
         try {
-            acquired = Calls.await(CallerThread.lend(() -> run.acquire(ttl, maxWait)));
+            acquired = awaitAcquired(() -> run.acquire(ttl, maxWait));
         } catch (InterruptedException | RuntimeException | Error e) {
             run.acquireFailed(e);
             throw e;
@@ -216,6 +218,24 @@ public final class LockClient {
             async.closeQuietly(lease);
             run.workEnded(failure);
         }
+    }
+
+    /**
+     * Waits for an acquisition whose first attempt may run on this thread ({@link CallerThread}). An interrupt
+     * cannot end that attempt (a platform thread's socket read ignores it), so one that came meanwhile is
+     * honoured once it returns, as one that came while waiting: the acquisition is cancelled, a lease it
+     * already has is released (before this throws), and {@link InterruptedException} is thrown.
+     */
+    private Optional<Lease> awaitAcquired(Supplier<CompletableFuture<Optional<Lease>>> start) throws InterruptedException {
+        boolean interruptedBefore = Thread.currentThread().isInterrupted();
+        CompletableFuture<Optional<Lease>> acquiring = CallerThread.lend(start);
+        if (!interruptedBefore && Thread.interrupted()) {
+            if (!acquiring.cancel(false) && !acquiring.isCompletedExceptionally()) {
+                acquiring.join().ifPresent(async::closeQuietly);
+            }
+            throw new InterruptedException("interrupted while acquiring; no lease is held");
+        }
+        return Calls.await(acquiring);
     }
 
     /**

@@ -336,9 +336,10 @@ class PostgresCallsAreBoundedTest {
         config.setMaximumPoolSize(1);
         config.setConnectionTimeout(30_000); // the pool alone would keep the caller 30 s
         Duration timeout = Duration.ofMillis(300);
+        List<Thread> threads = new CopyOnWriteArrayList<>();
         try (HikariDataSource pool = new HikariDataSource(config)) {
-            LockClient client = LockClient.builder(new PostgresLockBackend(TableSettings.of(pool).withSchema(pg.schema.name())
-                    .withTable("full_pool"))).withMetrics(LockMetrics.none()).withCallTimeout(timeout).build();
+            LockClient client = LockClient.builder(new PostgresLockBackend(TableSettings.of(watching(pool, threads))
+                    .withSchema(pg.schema.name()).withTable("full_pool"))).withMetrics(LockMetrics.none()).withCallTimeout(timeout).build();
             long started;
             long failedAfter;
             try (Connection taken = pool.getConnection()) { // the pool's one connection, held by someone else
@@ -347,6 +348,7 @@ class PostgresCallsAreBoundedTest {
                         .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
                 failedAfter = System.nanoTime() - started;
                 assertThat(Thread.currentThread().isInterrupted()).as("the deadline's interrupt, cleared").isFalse();
+                assertThat(threads).as("who waited for the pool").singleElement().isSameAs(Thread.currentThread());
             }
             assertThat(Duration.ofNanos(failedAfter)).as("ended by the call's timeout, not the pool's 30 s")
                     .isLessThan(Duration.ofSeconds(10));
@@ -426,10 +428,76 @@ class PostgresCallsAreBoundedTest {
                 // abort of its connection, ABORT_GRACE after the deadline, as an executor's thread would be.
                 assertThat(connections.aborts.get()).as("connections aborted").isPositive();
                 assertThat(Duration.ofNanos(failedAfter)).as("the caller's thread was held for")
-                        .isGreaterThanOrEqualTo(timeout).isLessThan(timeout.plus(BoundedJdbc.ABORT_GRACE).plusSeconds(5));
+                        .isGreaterThanOrEqualTo(timeout.plus(BoundedJdbc.ABORT_GRACE)).isLessThan(timeout.plus(BoundedJdbc.ABORT_GRACE).plusSeconds(5));
                 assertThat(Thread.currentThread().isInterrupted()).isFalse();
             }
         }
+    }
+
+    @Test
+    void acquireLendsItsThreadToTheFirstAttemptOnlyItsRetriesRunOnTheExecutor() throws Exception {
+        pg.lockTable("lent_retry");
+        List<Thread> threads = new CopyOnWriteArrayList<>();
+        LockClient client = LockClient.builder(new PostgresLockBackend(TableSettings.of(watching(pg.ds, threads))
+                .withSchema(pg.schema.name()).withTable("lent_retry"))).withMetrics(LockMetrics.none())
+                .withBackoff(Duration.ofMillis(20), Duration.ofMillis(50)).build();
+        // A blocker that the server lets expire: the acquire below is refused until then, and retries meanwhile.
+        Lease blocker = client.async().tryAcquire("orders:retry", Duration.ofMillis(400)).toCompletableFuture()
+                .get(10, TimeUnit.SECONDS).orElseThrow();
+        threads.clear();
+
+        Lease lease = client.acquire("orders:retry", TTL, Duration.ofSeconds(30)).orElseThrow();
+
+        assertThat(lease.fence().value()).isGreaterThan(blocker.fence().value());
+        assertThat(threads.size()).as("attempts: refused at least once, then granted").isGreaterThanOrEqualTo(2);
+        assertThat(threads.getFirst()).as("the first attempt").isSameAs(Thread.currentThread());
+        assertThat(threads.subList(1, threads.size())).as("the retries, sent from the timer").allSatisfy(t -> {
+            assertThat(t.isVirtual()).isTrue();
+            assertThat(t.getName()).startsWith("fence-guard-jdbc-");
+        });
+        assertThat(client.release(lease)).isTrue();
+    }
+
+    @Test
+    void anInterruptDuringAcquiresLentFirstAttemptReleasesTheGrantAndIsThrown() throws Exception {
+        pg.lockTable("interrupt_acquire");
+        CountDownLatch waiting = new CountDownLatch(1);
+        AtomicInteger asked = new AtomicInteger();
+        // The first request for a connection waits until interrupted and throws as HikariCP does; the lent call
+        // waits on, gets the next one and takes the lock; the interrupt is then honoured.
+        DataSource pool = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection") && asked.getAndIncrement() == 0) {
+                        waiting.countDown();
+                        try {
+                            new CountDownLatch(1).await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new SQLException("Interrupted during connection acquisition", "08001", e);
+                        }
+                    }
+                    return method.invoke(pg.ds, args);
+                });
+        LockClient client = LockClient.builder(new PostgresLockBackend(TableSettings.of(pool).withSchema(pg.schema.name())
+                .withTable("interrupt_acquire"))).withMetrics(LockMetrics.none()).build();
+        CompletableFuture<Object> outcome = new CompletableFuture<>();
+        Thread caller = Thread.ofPlatform().start(() -> {
+            try {
+                outcome.complete(client.acquire("orders:interrupt", TTL, Duration.ofSeconds(5)));
+            } catch (InterruptedException e) {
+                outcome.complete(e);
+            } catch (RuntimeException e) {
+                outcome.completeExceptionally(e);
+            }
+        });
+        assertThat(waiting.await(10, TimeUnit.SECONDS)).as("the first attempt waits for a connection").isTrue();
+        caller.interrupt();
+        caller.join();
+
+        assertThat(outcome.get()).as("acquire's answer").isInstanceOf(InterruptedException.class);
+        assertThat(asked.get()).as("connections asked for: the attempt, then the release of its grant").isEqualTo(3);
+        assertThat(pg.one("SELECT fence || '|' || coalesce(lock_id, 'free') FROM " + pg.q("interrupt_acquire")
+                + " WHERE lock_key = 'orders:interrupt'")).as("granted once, and released before acquire threw").isEqualTo("1|free");
     }
 
     /** {@code inner}, recording the thread of every {@code getConnection}. */

@@ -75,13 +75,15 @@ class PostgresFaultStormTest {
                         "proxy")) {
             createSchema(ds, "proxied");
             ZombieStorm.FencedCounter counter = PgStorms.counter(ds, "proxied", "counters");
-            // Cut, then 60 ms each way (a round trip now outlasts part of the 100 ms lease) for 20 attempts, then cut again.
+            // Cut, then 60 ms each way for 10 attempts, then cut again. A round trip (120 ms) outlasts the 100 ms lease, so
+            // every grant arrives invalid and is released, and each attempt retries for its whole wait (about 2 s: 20
+            // attempts took 38 s of CI).
             int delayed = Math.max(2, size / 2);
             ZombieStorm.Result r = PgStorms.storm(backend(ds, "proxied"), counter, size)
                     .withFault(Math.max(1, size / 4), proxy::cutConnections)
                     .withFault(delayed, () -> proxy.delay(Duration.ofMillis(60)))
-                    .withFault(Math.min(size, delayed + 20), () -> proxy.delay(Duration.ZERO))
-                    .withFault(Math.min(size, delayed + 20), proxy::cutConnections)
+                    .withFault(Math.min(size, delayed + 10), () -> proxy.delay(Duration.ZERO))
+                    .withFault(Math.min(size, delayed + 10), proxy::cutConnections)
                     .build().run();
             System.out.println("STORM postgres, connections cut and delayed: " + r.summary());
             r.firstErrors().forEach((code, e) -> System.out.println("  first " + code + ": " + e.getMessage()));

@@ -16,8 +16,12 @@ import java.util.function.Supplier;
  * <p>The mark is taken at most once (the first call sent; a release of a late grant, a retry from the timer
  * and everything else go their usual way), and only on a platform thread that is not interrupted: a virtual
  * thread's blocking socket read is ended by an interrupt, which would cut a statement's answer off, while a
- * platform thread's is not. Where nothing takes it (a backend that does not block), it costs a thread-local
- * write and is gone when {@link #lend} returns.
+ * platform thread's is not. Never on fence-guard's timer thread (a blocking call in a callback that runs
+ * there): the call's own deadlines run on that thread. Where nothing takes it (a backend that does not
+ * block), it costs a thread-local write and is gone when {@link #lend} returns. The first call sent is not
+ * always the face's own: a listener or callback that the face's synchronous part runs (a lease found lost
+ * before an extension is sent, say) may send one first and have it lent instead; that call is bounded as
+ * any lent call, and the face's own then takes the executor's path.
  */
 public final class CallerThread {
 
@@ -31,7 +35,7 @@ public final class CallerThread {
      */
     public static <T> T lend(Supplier<T> start) {
         Thread self = Thread.currentThread();
-        if (self.isVirtual() || self.isInterrupted()) {
+        if (self.isVirtual() || self.isInterrupted() || Timer.isTimerThread(self)) {
             return start.get();
         }
         LENT.set(Boolean.TRUE);

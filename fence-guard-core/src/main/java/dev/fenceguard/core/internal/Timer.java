@@ -30,6 +30,14 @@ public final class Timer {
 
     private Timer() {}
 
+    /** The timer's thread, once it has one (a thread that dies is replaced, and this with it). */
+    private static volatile Thread thread;
+
+    /** Whether {@code t} is the timer's thread, on which nothing may block (see {@link CallerThread}). */
+    public static boolean isTimerThread(Thread t) {
+        return t == thread;
+    }
+
     /** Created on first use, so that a process that never uses fence-guard's timing starts no thread. */
     private static final class Holder {
         static final ScheduledThreadPoolExecutor EXECUTOR = create();
@@ -41,6 +49,7 @@ public final class Timer {
             ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
                 Thread t = new Thread(r, "fence-guard-timer");
                 t.setDaemon(true);
+                thread = t;
                 return t;
             });
             executor.setRemoveOnCancelPolicy(true); // 10,000 cancelled renewals must not pile up

@@ -265,28 +265,32 @@ public final class BoundedJdbc {
                     }
                     waitingForConnection = true;
                 }
+                Connection c = null;
+                SQLException failure = null;
                 try {
-                    return dataSource.getConnection();
+                    c = dataSource.getConnection();
                 } catch (SQLException e) {
-                    synchronized (this) {
-                        if (interruptedAtDeadline) {
-                            return null;
-                        }
-                    }
-                    if (!Thread.interrupted()) {
-                        throw e;
-                    }
-                    lenderInterrupted = true; // the caller's own interrupt: wait on, as a thread of the executor would
-                } finally {
-                    synchronized (this) {
-                        waitingForConnection = false;
-                        if (interruptedAtDeadline) {
-                            // The deadline's interrupt, cleared. (A caller's interrupt in the same instant is lost
-                            // with it: the two cannot be told apart.)
-                            Thread.interrupted();
-                        }
+                    failure = e;
+                }
+                synchronized (this) {
+                    waitingForConnection = false;
+                    if (interruptedAtDeadline) {
+                        // The deadline's interrupt, cleared. (A caller's interrupt in the same instant is lost with
+                        // it: the two cannot be told apart.) A connection that came anyway is let go by the caller,
+                        // which finds the deadline past.
+                        Thread.interrupted();
+                        return c;
                     }
                 }
+                if (failure == null) {
+                    return c;
+                }
+                // The caller's own interrupt (a pool sets the flag again, or names it as the cause): wait on, as a
+                // thread of the executor would, and set it again when the call is done.
+                if (!Thread.interrupted() && !(failure.getCause() instanceof InterruptedException)) {
+                    throw failure;
+                }
+                lenderInterrupted = true;
             }
         }
 
