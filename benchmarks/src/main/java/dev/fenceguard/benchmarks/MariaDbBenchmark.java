@@ -2,6 +2,8 @@ package dev.fenceguard.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.Lease;
+import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.jdbc.FenceGuardJdbc;
@@ -62,6 +64,16 @@ public final class MariaDbBenchmark {
             update(pool, bump, id, null);
         };
         compare(h, rounds, "acquire+release pairs/s", acquireRelease, "2 x UPDATE .. WHERE pk = ?", twoUpdates);
+        // The same pair as users make it (issue #31): LockClient's blocking face, which lends its thread to the call.
+        FenceGuardMigrations.builder(pool).withSchema(s).withTable("client_locks").migrate();
+        LockClient client = LockClient.of(FenceGuardJdbc.builder(pool).withSchema(s).withLockTable("client_locks").build().lockBackend());
+        Harness.Op clientPair = (t, i) -> {
+            Lease lease = client.tryAcquire("bench:" + (1 + t * 250 + (i % 250)), ttl).orElseThrow();
+            if (!client.release(lease)) {
+                throw new IllegalStateException("release failed");
+            }
+        };
+        compare(h, rounds, "LockClient acquire+release pairs/s", clientPair, "2 x UPDATE .. WHERE pk = ?", twoUpdates);
 
         // 2. fenced UPDATE vs the plain prepared UPDATE. A thread visits each of its 250 keys every 250 iterations, and
         // the status flips from one visit to the next, so that each write changes its row. (Until issue #31 it was

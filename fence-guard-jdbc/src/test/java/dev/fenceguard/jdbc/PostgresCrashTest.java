@@ -27,8 +27,12 @@ import org.junit.jupiter.api.Test;
 class PostgresCrashTest {
 
     private static final int PAIRS = 300;
-    /** Short, because a crash that loses a release leaves the key held until the lease it ended expires. */
-    private static final Duration TTL = Duration.ofSeconds(1);
+    /**
+     * Short, because a crash that loses a release leaves the key held until the lease it ended expires; 3 s, not
+     * 1, because a durable commit on a loaded machine has taken 1.8 s, and a grant that arrives after its TTL is
+     * released and not handed out (the loop then takes the lock again).
+     */
+    private static final Duration TTL = Duration.ofSeconds(3);
 
     private static PostgresServers.Server server;
 
@@ -68,13 +72,16 @@ class PostgresCrashTest {
         assertThat(nextFence(table, FenceStrategy.DENSE)).isEqualTo(highest + 1);
     }
 
-    /** {@link #PAIRS} grants and releases of one key; the highest fence handed out. */
-    private static long grantAndReleaseInALoop(String table, FenceStrategy strategy) {
+    /**
+     * {@link #PAIRS} grants and releases of one key; the highest fence handed out. Each waits for the lock (a bound
+     * against a hang, not an order): a grant slower than its TTL is refused by the client and taken again.
+     */
+    private static long grantAndReleaseInALoop(String table, FenceStrategy strategy) throws InterruptedException {
         FenceGuardMigrations.builder(server.dataSource()).withSchema("crash").withTable(table).migrate();
         LockClient locks = client(table, strategy);
         long highest = 0;
         for (int i = 0; i < PAIRS; i++) {
-            try (Lease lease = locks.tryAcquire("k", TTL).orElseThrow()) {
+            try (Lease lease = locks.acquire("k", TTL, Duration.ofSeconds(30)).orElseThrow()) {
                 assertThat(lease.fence().value()).as("fences rise").isGreaterThan(highest);
                 highest = lease.fence().value();
             }
