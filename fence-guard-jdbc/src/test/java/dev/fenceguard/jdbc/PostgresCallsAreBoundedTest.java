@@ -364,21 +364,7 @@ class PostgresCallsAreBoundedTest {
         pg.lockTable("interrupt_in_pool");
         CountDownLatch waiting = new CountDownLatch(1);
         AtomicInteger asked = new AtomicInteger();
-        // A pool that makes the first caller wait until interrupted and then throws as HikariCP does: the
-        // interrupt status set again, an SQLException. Every later request gets a connection.
-        DataSource pool = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                    if (method.getName().equals("getConnection") && asked.getAndIncrement() == 0) {
-                        waiting.countDown();
-                        try {
-                            new CountDownLatch(1).await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                            throw new SQLException("Interrupted during connection acquisition", "08001", e);
-                        }
-                    }
-                    return method.invoke(pg.ds, args);
-                });
+        DataSource pool = firstRequestWaitsUntilInterrupted(waiting, asked);
         LockClient client = LockClient.builder(new PostgresLockBackend(TableSettings.of(pool).withSchema(pg.schema.name())
                 .withTable("interrupt_in_pool"))).withMetrics(LockMetrics.none()).build();
         CompletableFuture<Optional<Lease>> acquired = new CompletableFuture<>();
@@ -463,21 +449,9 @@ class PostgresCallsAreBoundedTest {
         pg.lockTable("interrupt_acquire");
         CountDownLatch waiting = new CountDownLatch(1);
         AtomicInteger asked = new AtomicInteger();
-        // The first request for a connection waits until interrupted and throws as HikariCP does; the lent call
-        // waits on, gets the next one and takes the lock; the interrupt is then honoured.
-        DataSource pool = (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                    if (method.getName().equals("getConnection") && asked.getAndIncrement() == 0) {
-                        waiting.countDown();
-                        try {
-                            new CountDownLatch(1).await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                            throw new SQLException("Interrupted during connection acquisition", "08001", e);
-                        }
-                    }
-                    return method.invoke(pg.ds, args);
-                });
+        // The lent call waits on after the interrupt, gets the next connection and takes the lock; then the
+        // interrupt is honoured.
+        DataSource pool = firstRequestWaitsUntilInterrupted(waiting, asked);
         LockClient client = LockClient.builder(new PostgresLockBackend(TableSettings.of(pool).withSchema(pg.schema.name())
                 .withTable("interrupt_acquire"))).withMetrics(LockMetrics.none()).build();
         CompletableFuture<Object> outcome = new CompletableFuture<>();
@@ -498,6 +472,27 @@ class PostgresCallsAreBoundedTest {
         assertThat(asked.get()).as("connections asked for: the attempt, then the release of its grant").isEqualTo(3);
         assertThat(pg.one("SELECT fence || '|' || coalesce(lock_id, 'free') FROM " + pg.q("interrupt_acquire")
                 + " WHERE lock_key = 'orders:interrupt'")).as("granted once, and released before acquire threw").isEqualTo("1|free");
+    }
+
+    /**
+     * The test database behind a pool whose first request for a connection waits until its thread is
+     * interrupted, then throws as HikariCP does (the interrupt status set again, an SQLException); every later
+     * request gets a connection. {@code waiting} is counted down when the first request waits.
+     */
+    private static DataSource firstRequestWaitsUntilInterrupted(CountDownLatch waiting, AtomicInteger asked) {
+        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection") && asked.getAndIncrement() == 0) {
+                        waiting.countDown();
+                        try {
+                            new CountDownLatch(1).await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new SQLException("Interrupted during connection acquisition", "08001", e);
+                        }
+                    }
+                    return method.invoke(pg.ds, args);
+                });
     }
 
     /** {@code inner}, recording the thread of every {@code getConnection}. */
