@@ -37,6 +37,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -205,7 +206,14 @@ class PostgresCallsAreBoundedTest {
                 .toCompletableFuture();
         assertThatThrownBy(() -> client.tryAcquire("orders:queued", TTL)).as("the client gives up at its timeout")
                 .isInstanceOfSatisfying(FenceGuardException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
+        long gaveUp = System.nanoTime();
         assertThat(direct).as("the backend starts no timer of its own").isNotDone();
+        // The backend's call took its deadline a few microseconds after the client armed its own, and the client's
+        // timer can fire within those microseconds (this test once saw the call sent): wait out one more timeout
+        // on the clock, after which both deadlines have passed for certain. No thread is ordered by this wait.
+        while (System.nanoTime() - gaveUp < timeout.toNanos()) {
+            LockSupport.parkNanos(timeout.toNanos());
+        }
 
         held.runAll(); // the executor frees up only now, past both deadlines
         assertThat(failureOf(direct)).as("the backend's answer").isInstanceOfSatisfying(FenceGuardException.class, e -> {
