@@ -35,8 +35,11 @@ public final class DynamoDbErrors {
 
     /**
      * Waits for a stage that bounds itself (every stage of this module ends by its deadline), for the
-     * blocking faces: its value, or its failure unwrapped. An interrupt does not end the wait: the write was
-     * sent, and its answer (or the call timeout) tells what became of it.
+     * blocking faces: its value, or its failure unwrapped. Only a checked failure is mapped here (by
+     * {@link #failure}); a runtime exception is thrown as it is, so a stage must already fail with mapped
+     * errors (every stage of this module does: the SDK's exceptions are mapped where its futures end). An
+     * interrupt does not end the wait: the write was sent, and its answer (or the call timeout) tells what
+     * became of it.
      */
     public static <T> T join(CompletionStage<T> stage, String subject, String operation) {
         return Stages.awaitUninterruptibly(stage, cause -> failure(cause, subject, operation));
