@@ -52,15 +52,26 @@ class PostgresCrashTest {
     @Test
     void clockFlooredFencesStayAboveEveryFenceHandedOutBeforeACrashThatLostTheLatestGrants() throws Exception {
         String table = "floored";
-        long highest = grantAndReleaseInALoop(table, FenceStrategy.CLOCK_FLOORED);
-        server.crash();
-        long stored = storedFence(table);
-        assertThat(stored).as("the crash lost the latest unflushed grants (else this test proves nothing)").isLessThan(highest);
-        long next = nextFence(table, FenceStrategy.CLOCK_FLOORED);
-        System.out.printf("CRASH postgres CLOCK_FLOORED: highest fence before %d, stored after %d (%d lost), next %d%n",
-                highest, stored, highest - stored, next);
-        assertThat(next).as("the first fence after the crash, against the highest handed out before it (%d)", highest)
-                .isGreaterThan(highest);
+        // A crash loses the WAL not yet written to the OS; whether the loop's last commits are among it depends on
+        // when the server last wrote WAL (its writer's tick, a page filled, a dirty page written out), so a round
+        // may lose nothing (1 run in 16 of a loop under load). The property must hold after every crash, and at
+        // least one crash must have lost grants, or the test would prove nothing.
+        int lossy = 0;
+        for (int round = 1; round <= 5 && lossy == 0; round++) {
+            long highest = grantAndReleaseInALoop(table, FenceStrategy.CLOCK_FLOORED);
+            server.crash();
+            long stored = storedFence(table);
+            long next = nextFence(table, FenceStrategy.CLOCK_FLOORED);
+            System.out.printf("CRASH postgres CLOCK_FLOORED, round %d: highest fence before %d, stored after %d (%d lost), next %d%n",
+                    round, highest, stored, highest - stored, next);
+            assertThat(next).as("the first fence after the crash, against the highest handed out before it (%d)", highest)
+                    .isGreaterThan(highest);
+            if (stored < highest) {
+                lossy++;
+            }
+        }
+        assertThat(lossy).as("crashes that lost the latest unflushed grants, in 5 rounds (else this test proves nothing)")
+                .isPositive();
     }
 
     @Test
