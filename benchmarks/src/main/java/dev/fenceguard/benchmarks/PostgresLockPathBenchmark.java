@@ -8,6 +8,7 @@ import dev.fenceguard.core.LockKey;
 import dev.fenceguard.core.spi.Grant;
 import dev.fenceguard.core.spi.LockBackend;
 import dev.fenceguard.jdbc.FenceGuardJdbc;
+import dev.fenceguard.jdbc.internal.BoundStatements;
 import dev.fenceguard.migrations.FenceGuardMigrations;
 import dev.fenceguard.testkit.servers.TestPostgres;
 import java.lang.reflect.Field;
@@ -49,8 +50,6 @@ public final class PostgresLockPathBenchmark {
     private static final Duration TTL = Duration.ofSeconds(30);
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final int KEYS_PER_THREAD = 250;
-    private static final String BOUND_UNFLUSHED = "SELECT set_config('lock_timeout', ?, true), set_config('statement_timeout', ?, true), "
-            + "set_config('synchronous_commit', 'off', true); ";
 
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 3;
@@ -73,8 +72,8 @@ public final class PostgresLockPathBenchmark {
                 String free = "UPDATE %s SET owner = NULL, until = NULL WHERE k = ? AND owner = ? AND until > clock_timestamp()";
                 String handGrant = grant.formatted(s + ".hand");
                 String handFree = free.formatted(s + ".hand");
-                String boundGrant = BOUND_UNFLUSHED + grant.formatted(s + ".hand_bound");
-                String boundFree = BOUND_UNFLUSHED + free.formatted(s + ".hand_bound");
+                String boundGrant = BoundStatements.BOUND_UNFLUSHED + grant.formatted(s + ".hand_bound");
+                String boundFree = BoundStatements.BOUND_UNFLUSHED + free.formatted(s + ".hand_bound");
 
                 Map<String, LockBackend> backends = new LinkedHashMap<>();
                 for (String name : List.of("direct", "caller", "virtual")) {
@@ -195,7 +194,10 @@ public final class PostgresLockPathBenchmark {
         }
     }
 
-    /** Sets the bound's two timeouts, as fence-guard does; returns the first parameter of the statement after it. */
+    /**
+     * Sets the bound's two timeouts, as fence-guard does ({@link BoundStatements#prepare}, which prepares too);
+     * returns the first parameter of the statement after it.
+     */
     private static int bind(PreparedStatement ps) throws Exception {
         String millis = Integer.toString((int) TIMEOUT.toMillis());
         ps.setString(1, millis);
