@@ -7,7 +7,7 @@ D=os.path.join(HERE,'../../../fence-guard-redis/src/main/resources/dev/fenceguar
 V=dict(FLOORED='true',EPOCH_US='1735689600000000',EPOCH_MS='1735689600000',PER_MS='100',US_PER_FENCE='10',MAX_WAIT='100',
        SPIN_LIMIT='100000',MAX_FENCE='900000000000000',MARGIN_MS='300000',LEGACY_RESTORE_MS='600000')
 def load(name, d=D):
-    s=open(d+name+'.lua').read()
+    s=open(d+name+'.lua').read().replace('${DIGITS}', open(D+'digits.lua').read())
     for k,v in V.items(): s=s.replace('${'+k+'}',v)
     assert '${' not in s; return s
 PORT=int(sys.argv[1]); N=int(sys.argv[2]); SAMPLES=int(sys.argv[3]); EXTRA=sys.argv[4:]
@@ -48,7 +48,7 @@ local t = redis.call('TIME')""", 1)
     b=b.replace("local s = string.format('%.0f', start)\nlocal e = string.format('%.0f', expiry)", "local s = digits(start)\nlocal e = digits(expiry)")
     b=b.replace("string.format('%.0f', keep + ", "digits(keep + ")
     b=b.replace('math.floor(', 'floor(').replace('string.format(', 'format(')
-    assert b.count('digits(')==4, 'acquire.lua changed: update split()'
+    assert b.count('digits(')==4, 'acquire.lua prints with digits.lua since issue #31 made split: compare with acquire_before'
     return b
 scripts={'acquire':load('acquire'),'release':load('release')}
 for extra in EXTRA:  # name=path
@@ -56,6 +56,7 @@ for extra in EXTRA:  # name=path
     # 'nopcall': acquire.lua itself with its one pcall made a plain call (derived here rather than copied).
     scripts[n]=load('acquire').replace("local ok, counter = pcall(redis.call, 'SET'", "local ok, counter = true, redis.call('SET'") \
         if p=='nopcall' else split(load('acquire')) if p=='split' else open(p).read()
+    scripts[n]=scripts[n].replace('${DIGITS}', open(D+'digits.lua').read())
     for k,v in V.items(): scripts[n]=scripts[n].replace('${'+k+'}',v)
 MIN="if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return redis.call('INCR', KEYS[2]) end return 0"
 CAD="if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"

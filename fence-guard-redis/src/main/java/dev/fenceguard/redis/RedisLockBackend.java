@@ -84,6 +84,7 @@ public final class RedisLockBackend implements LockBackend {
     static final long LEGACY_RESTORE_MILLIS = 600_000;
 
     private static final Script LOOKUP = Script.load("lookup");
+    private static final String DIGITS = Script.load("digits").source();
 
     private final RedisHandle redis;
     private final Script acquire;
@@ -279,14 +280,16 @@ public final class RedisLockBackend implements LockBackend {
         // SPIN_LIMIT bounds that wait should the server clock stop or go back meanwhile. MARGIN_MS is rounded
         // up: a counter may outlive the rule, never expire before it.
         long marginMillis = Math.ceilDiv(clockMargin.toNanos(), 1_000_000L);
-        return Map.of("FLOORED", strategy == FenceStrategy.CLOCK_FLOORED ? "true" : "false",
-                "EPOCH_US", Long.toString(ClockFloor.EPOCH_MILLIS * 1000),
-                "EPOCH_MS", Long.toString(ClockFloor.EPOCH_MILLIS),
-                "PER_MS", Long.toString(ClockFloor.PER_MILLISECOND),
-                "US_PER_FENCE", Long.toString(ClockFloor.MICROS_PER_FENCE),
-                "MAX_WAIT", Long.toString(ClockFloor.PER_MILLISECOND), "SPIN_LIMIT", "100000",
-                "MAX_FENCE", Long.toString(FenceToken.MAX_VALUE),
-                "MARGIN_MS", Long.toString(marginMillis),
-                "LEGACY_RESTORE_MS", Long.toString(LEGACY_RESTORE_MILLIS));
+        // DIGITS: the number printer the scripts share (digits.lua).
+        return Map.ofEntries(Map.entry("FLOORED", strategy == FenceStrategy.CLOCK_FLOORED ? "true" : "false"),
+                Map.entry("EPOCH_US", Long.toString(ClockFloor.EPOCH_MILLIS * 1000)),
+                Map.entry("EPOCH_MS", Long.toString(ClockFloor.EPOCH_MILLIS)),
+                Map.entry("PER_MS", Long.toString(ClockFloor.PER_MILLISECOND)),
+                Map.entry("US_PER_FENCE", Long.toString(ClockFloor.MICROS_PER_FENCE)),
+                Map.entry("MAX_WAIT", Long.toString(ClockFloor.PER_MILLISECOND)), Map.entry("SPIN_LIMIT", "100000"),
+                Map.entry("MAX_FENCE", Long.toString(FenceToken.MAX_VALUE)),
+                Map.entry("MARGIN_MS", Long.toString(marginMillis)),
+                Map.entry("LEGACY_RESTORE_MS", Long.toString(LEGACY_RESTORE_MILLIS)),
+                Map.entry("DIGITS", DIGITS));
     }
 }
