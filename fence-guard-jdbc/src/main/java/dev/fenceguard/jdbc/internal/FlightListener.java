@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
  * One {@code LISTEN} connection of a PostgreSQL flight store, read by one virtual thread, and the
  * watchers it dispatches notifications to by payload (the flight key). Opened on the first watch; if
  * it breaks, every watcher is called once (so it looks again, then polls) and the next watch reopens it.
+ * The connection is aborted when the reader lets it go, so a pool drops it rather than lend it again.
  */
 public final class FlightListener {
 
@@ -31,6 +32,12 @@ public final class FlightListener {
     private final FlightWatchers watchers = new FlightWatchers();
     private final Object guard = new Object();
     private CompletableFuture<Connection> listening;
+    /**
+     * The connection the reader holds, from when it has it until it starts to give it back; guarded by
+     * {@code guard}. {@link #close()} aborts only this one, under the guard: a connection already on its way
+     * back to a pool is never aborted there (where the next borrower would get it closed).
+     */
+    private Connection held;
     private boolean closed;
 
     public FlightListener(DataSource dataSource, String channel) {
@@ -72,6 +79,14 @@ public final class FlightListener {
         Connection c = null;
         try {
             c = dataSource.getConnection();
+            synchronized (guard) {
+                if (closed) {
+                    start.completeExceptionally(new FenceGuardException(ErrorCode.UNAVAILABLE, null,
+                            "the flight store is closed; waiters poll"));
+                    return;
+                }
+                held = c;
+            }
             c.setAutoCommit(true);
             try (Statement s = c.createStatement()) {
                 s.execute("LISTEN \"" + channel + "\""); // a channel of fg_sf_ and hex digits: nothing to escape
@@ -106,29 +121,45 @@ public final class FlightListener {
                 watchers.tellAll();
             }
         } finally {
+            synchronized (guard) {
+                if (held == c) {
+                    held = null;
+                }
+            }
+            if (c != null) {
+                // Never back to a pool as a connection to reuse: its session still LISTENs, or it broke in a read
+                // the pool did not see (getNotifications runs on the driver's connection, past the pool's proxy),
+                // and a pool that does not validate a connection used moments ago would hand it out broken. An
+                // aborted connection is one every pool drops on its return.
+                abortQuietly(c);
+            }
             closeQuietly(c);
         }
     }
 
     /** Closes the connection; later watches fail (their flights poll). */
     public void close() {
-        CompletableFuture<Connection> current;
         synchronized (guard) {
             closed = true;
-            current = listening;
             listening = null;
-        }
-        if (current != null) {
-            current.thenAccept(FlightListener::abortQuietly); // ends the reader's wait at once
+            if (held != null) {
+                abortQuietly(held); // ends the reader's wait at once; the reader gives it back only after taking the guard
+                held = null;
+            }
         }
     }
 
-    /** Closes the socket under the reader's feet: {@code close()} would wait for the reader's lock. */
+    /**
+     * Closes the socket (under the reader's feet when {@link #close()} calls it: {@code close()} would wait for the
+     * reader's lock); quick, and never falls back to a {@code close()} that could wait, as {@link #close()} runs it
+     * with the guard held. If it fails there, the reader sees the store closed at its next wake, within
+     * {@link #WAIT_MILLIS}.
+     */
     private static void abortQuietly(Connection c) {
         try {
             c.abort(Runnable::run);
         } catch (SQLException | RuntimeException e) {
-            closeQuietly(c);
+            log.debug("could not abort the LISTEN connection: {}", e.getClass().getName());
         }
     }
 
