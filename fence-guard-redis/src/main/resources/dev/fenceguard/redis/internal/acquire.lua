@@ -14,10 +14,10 @@
 -- Numbers stay below 2^53, so Lua's doubles hold them exactly; digits() prints them (no exponent notation).
 -- Cost (issue #31, docs/BENCHMARKS.md): the server runs this on every acquisition, so the common path (a
 -- clock-floored key that is free and whose counter is behind the floor) is written out inline, ahead of
--- any local function: Lua makes a new closure each time a 'local function' statement runs, and the common
--- path needs none of them. Each number it sends is formatted once and the text reused (the fence goes
--- into the lock value and the counter, the expiry into the lock value and PXAT), by digits(), at about two
--- thirds of '%.0f''s cost.
+-- the local functions it does not need: Lua makes a new closure each time a 'local function' statement
+-- runs. The one it does need, digits() (DIGITS below), prints each number it sends once, the text reused
+-- (the fence goes into the lock value and the counter, the expiry into the lock value and PXAT), at about
+-- two thirds of '%.0f''s cost: more than its closure's.
 ${DIGITS}
 local t = redis.call('TIME')
 local us = tonumber(t[1]) * 1000000 + tonumber(t[2])
