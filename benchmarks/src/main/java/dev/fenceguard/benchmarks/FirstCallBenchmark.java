@@ -35,6 +35,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -395,7 +396,12 @@ public final class FirstCallBenchmark {
         call.run(WARM_CALLS + 1);
         double afterPauseMs = (System.nanoTime() - tp) / 1e6;
         Arrays.sort(warm);
-        System.out.printf("RESULT %.4f %.4f %.4f %.4f %.4f%n", firstMs, median(warm), warmUpMs, secondMs, afterPauseMs);
+        // Formatted first, then written as one line: printf writes its pieces one by one, and the first printf of
+        // the process loads Formatter classes between them, whose -Xlog:class+load lines (written to the same
+        // stdout by the JVM) then split this line and the parent could not parse it.
+        String result = String.format(Locale.ROOT, "RESULT %.4f %.4f %.4f %.4f %.4f", firstMs, median(warm), warmUpMs,
+                secondMs, afterPauseMs);
+        System.out.println(result);
     }
 
     private interface ThrowingRunnable {
