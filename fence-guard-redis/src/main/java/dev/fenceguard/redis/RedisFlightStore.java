@@ -140,8 +140,7 @@ public final class RedisFlightStore implements FlightStore {
         CompletableFuture<StatefulRedisPubSubConnection<String, String>> start;
         synchronized (guard) {
             if (closed) {
-                return CompletableFuture.failedFuture(new FenceGuardException(ErrorCode.UNAVAILABLE, null,
-                        "the flight store is closed; waiters poll"));
+                return CompletableFuture.failedFuture(FlightWatchers.storeClosed());
             }
             if (connectPubSub == null) {
                 return CompletableFuture.failedFuture(new FenceGuardException(ErrorCode.UNAVAILABLE, null,

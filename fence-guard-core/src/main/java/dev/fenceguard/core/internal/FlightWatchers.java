@@ -1,5 +1,7 @@
 package dev.fenceguard.core.internal;
 
+import dev.fenceguard.core.ErrorCode;
+import dev.fenceguard.core.FenceGuardException;
 import dev.fenceguard.core.spi.FlightStore.FlightWatch;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +19,14 @@ public final class FlightWatchers {
     private static final Logger log = LoggerFactory.getLogger(FlightWatchers.class);
 
     private final Map<String, Set<Runnable>> byKey = new ConcurrentHashMap<>();
+
+    /**
+     * The failure of a watch asked of a closed store's listener: {@code UNAVAILABLE}, as a lost listener's is, so
+     * the waiter falls back to polling. One text for every store.
+     */
+    public static FenceGuardException storeClosed() {
+        return new FenceGuardException(ErrorCode.UNAVAILABLE, null, "the flight store is closed; waiters poll");
+    }
 
     /** Registers {@code onChange} for {@code key}; closing the watch (idempotent) removes it. */
     public FlightWatch add(String key, Runnable onChange) {

@@ -62,8 +62,7 @@ public final class FlightListener {
         CompletableFuture<Connection> start;
         synchronized (guard) {
             if (closed) {
-                return CompletableFuture.failedFuture(new FenceGuardException(ErrorCode.UNAVAILABLE, null,
-                        "the flight store is closed; waiters poll"));
+                return CompletableFuture.failedFuture(FlightWatchers.storeClosed());
             }
             if (listening != null && !listening.isCompletedExceptionally()) {
                 return listening;
@@ -81,8 +80,7 @@ public final class FlightListener {
             c = dataSource.getConnection();
             synchronized (guard) {
                 if (closed) {
-                    start.completeExceptionally(new FenceGuardException(ErrorCode.UNAVAILABLE, null,
-                            "the flight store is closed; waiters poll"));
+                    start.completeExceptionally(FlightWatchers.storeClosed());
                     return;
                 }
                 held = c;
