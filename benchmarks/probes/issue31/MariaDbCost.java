@@ -1,6 +1,9 @@
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fenceguard.core.FenceStrategy;
 import dev.fenceguard.core.FenceToken;
+import dev.fenceguard.core.Lease;
+import dev.fenceguard.core.LockClient;
 import dev.fenceguard.core.LockId;
 import dev.fenceguard.core.LockKey;
 import dev.fenceguard.jdbc.FenceGuardJdbc;
@@ -109,6 +112,17 @@ public class MariaDbCost {
         String releaseSql = lockSql.getLast().replaceFirst("(?is)^SET STATEMENT .*? FOR ", "");
         String prefixShape = lockSql.getLast().replaceFirst("(?is)^(SET STATEMENT .*? FOR ).*", "$1");
         System.out.println("lock prefix: " + prefixShape + "\nacquire: " + acquireSql + "\nrelease: " + releaseSql + "\n");
+        // The same statements from a CLOCK_FLOORED backend, on a table of its own (a table has one strategy): no floor-row
+        // read, the clock floor instead.
+        FenceGuardMigrations.builder(pool).withSchema(s).withTable("locks_cf").migrate();
+        List<String> flooredSql = new ArrayList<>();
+        BlockingBackend floored = new BlockingBackend(FenceGuardJdbc.builder(capturing(pool, flooredSql, new ArrayList<>())).withSchema(s)
+                .withLockTable("locks_cf").withFenceStrategy(FenceStrategy.CLOCK_FLOORED).build().lockBackend(), Duration.ofSeconds(10));
+        floored.tryAcquire(LockKey.of("probe"), probeId, TTL).orElseThrow();
+        floored.release(LockKey.of("probe"), probeId);
+        String flooredAcquire = flooredSql.get(flooredSql.size() - 2).replaceFirst("(?is)^SET STATEMENT .*? FOR ", "");
+        String flooredRelease = flooredSql.getLast().replaceFirst("(?is)^SET STATEMENT .*? FOR ", "");
+        System.out.println("CLOCK_FLOORED acquire: " + flooredAcquire + "\n");
         // Cost rows only (not correct locks): the first fence without DENSE's locking read of the floor row, and then the
         // acquire without RETURNING (its outcome would have to be read some other way).
         String noFloorRead = acquireSql.replaceFirst("COALESCE\\(\\(SELECT fence_floor .*? LOCK IN SHARE MODE\\) \\+ 1, 1\\)", "1");
@@ -191,6 +205,29 @@ public class MariaDbCost {
                         LockId id = LockId.random();
                         b.tryAcquire(k, id, TTL).orElseThrow();
                         if (!b.release(k, id)) {
+                            throw new IllegalStateException("release failed");
+                        }
+                    };
+                }),
+                // The pair as users make it: LockClient's blocking face lends its own thread to the call (no hop).
+                new Row("LockClient tryAcquire + release", ds -> {
+                    LockClient client = LockClient.of(FenceGuardJdbc.builder(ds).withSchema(s).withLockTable("locks").build()
+                            .lockBackend());
+                    return (t, i) -> {
+                        Lease lease = client.tryAcquire("bench:" + key(t, i), TTL).orElseThrow();
+                        if (!client.release(lease)) {
+                            throw new IllegalStateException("release failed");
+                        }
+                    };
+                }),
+                new Row("CLOCK_FLOORED: acquire + release SQL by hand, SET STATEMENT prefix",
+                        ds -> (t, i) -> pair(ds, prefix, flooredAcquire, flooredRelease, t, i)),
+                new Row("CLOCK_FLOORED: LockClient tryAcquire + release", ds -> {
+                    LockClient client = LockClient.of(FenceGuardJdbc.builder(ds).withSchema(s).withLockTable("locks_cf")
+                            .withFenceStrategy(FenceStrategy.CLOCK_FLOORED).build().lockBackend());
+                    return (t, i) -> {
+                        Lease lease = client.tryAcquire("bench:" + key(t, i), TTL).orElseThrow();
+                        if (!client.release(lease)) {
                             throw new IllegalStateException("release failed");
                         }
                     };
