@@ -397,8 +397,9 @@ public final class FirstCallBenchmark {
         double afterPauseMs = (System.nanoTime() - tp) / 1e6;
         Arrays.sort(warm);
         // Formatted first, then written as one line: printf writes its pieces one by one, and the first printf of
-        // the process loads Formatter classes between them, whose -Xlog:class+load lines (written to the same
-        // stdout by the JVM) then split this line and the parent could not parse it.
+        // the process loads the classes that format its first number between them (jdk.internal.math.FormattedFPDecimal
+        // was seen), whose -Xlog:class+load lines (written to the same stdout by the JVM) then split this line and the
+        // parent could not parse it.
         String result = String.format(Locale.ROOT, "RESULT %.4f %.4f %.4f %.4f %.4f", firstMs, median(warm), warmUpMs,
                 secondMs, afterPauseMs);
         System.out.println(result);
