@@ -143,12 +143,7 @@ public final class DynamoDbLockBackend implements LockBackend {
             int attemptsLeft) {
         long now = time.now().toEpochMilli();
         long expires = now + ttl.toMillis();
-        Map<String, AttributeValue> values = new HashMap<>();
-        values.put(":id", AttributeValue.fromS(lockId.value()));
-        values.put(":exp", Attributes.n(expires));
-        values.put(":key", AttributeValue.fromS(key.value()));
-        values.put(":now", Attributes.n(now));
-        values.put(":stale", Attributes.n(now - skew.toMillis()));
+        Map<String, AttributeValue> values = grantValues(key, lockId, now, expires);
         UpdateItemRequest.Builder request = UpdateItemRequest.builder().tableName(table).key(pk(key))
                 .expressionAttributeNames(NAMES).returnValues(ReturnValue.UPDATED_NEW)
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
@@ -200,17 +195,23 @@ public final class DynamoDbLockBackend implements LockBackend {
         }).thenCompose(stage -> stage);
     }
 
-    /** CLOCK_FLOORED with a stored fence at or above this client's floor: {@code last + 1}, if it is still {@code last}. */
-    private CompletionStage<Optional<Grant>> bump(Bounded<Optional<Grant>> chain, LockKey key, LockId lockId, Duration ttl, long last,
-            int attemptsLeft) {
-        long now = time.now().toEpochMilli();
-        long expires = now + ttl.toMillis();
+    /** The values of {@link #GRANT_SET} and {@link #FREE}, read at {@code now}; a grant's request adds its fence's. */
+    private Map<String, AttributeValue> grantValues(LockKey key, LockId lockId, long now, long expires) {
         Map<String, AttributeValue> values = new HashMap<>();
         values.put(":id", AttributeValue.fromS(lockId.value()));
         values.put(":exp", Attributes.n(expires));
         values.put(":key", AttributeValue.fromS(key.value()));
         values.put(":now", Attributes.n(now));
         values.put(":stale", Attributes.n(now - skew.toMillis()));
+        return values;
+    }
+
+    /** CLOCK_FLOORED with a stored fence at or above this client's floor: {@code last + 1}, if it is still {@code last}. */
+    private CompletionStage<Optional<Grant>> bump(Bounded<Optional<Grant>> chain, LockKey key, LockId lockId, Duration ttl, long last,
+            int attemptsLeft) {
+        long now = time.now().toEpochMilli();
+        long expires = now + ttl.toMillis();
+        Map<String, AttributeValue> values = grantValues(key, lockId, now, expires);
         values.put(":seen", Attributes.n(last));
         values.put(":next", Attributes.n(last + 1));
         UpdateItemRequest sent = UpdateItemRequest.builder().tableName(table).key(pk(key)).expressionAttributeNames(NAMES)
