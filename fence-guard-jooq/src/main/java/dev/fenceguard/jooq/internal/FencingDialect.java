@@ -36,8 +36,13 @@ public interface FencingDialect {
         return dialect.family() == jooqDialect().family();
     }
 
-    /** Whether {@code rows}, the update count of a single-key fenced statement, means it wrote the row. */
-    boolean applied(int rows);
+    /**
+     * Whether {@code rows}, the update count of a single-key fenced statement, means it wrote the row: one row.
+     * A count of 0 is not a verdict; {@link #readAfterMiss} reads why.
+     */
+    default boolean applied(int rows) {
+        return rows == 1;
+    }
 
     /**
      * The value a fenced {@code UPDATE} (an update, a claim, a delete's mark) assigns to the fence column:

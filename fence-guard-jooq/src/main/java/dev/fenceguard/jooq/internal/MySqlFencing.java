@@ -105,11 +105,6 @@ public final class MySqlFencing implements FencingDialect {
         return dialect.family() == SQLDialect.MYSQL || dialect.family() == SQLDialect.MARIADB;
     }
 
-    @Override
-    public boolean applied(int rows) {
-        return rows == 1;
-    }
-
     /** {@code IF(LAST_INSERT_ID(:mark) = 0, NULL, :f)}: the presented fence, evaluated only on a matched row. */
     @Override
     public Field<?> assignedFence(FencedStatements t) {

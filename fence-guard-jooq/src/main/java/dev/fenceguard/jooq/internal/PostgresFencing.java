@@ -44,11 +44,6 @@ public final class PostgresFencing implements FencingDialect {
         return SQLDialect.POSTGRES;
     }
 
-    @Override
-    public boolean applied(int rows) {
-        return rows == 1;
-    }
-
     /**
      * {@code INSERT .. ON CONFLICT (key) DO UPDATE SET .. WHERE <rule>}. With a horizon, the insert arm
      * admits the fence only above the horizon or for a key that has a record, and the statement reports
