@@ -102,26 +102,17 @@ public class MariaDbCost {
         String fencedUpsert = upsertSql.getLast();
         Map<Integer, Object> upsertBind = upsertBinds.getLast();
         System.out.println("fenced upsert: " + fencedUpsert + "\n  binds " + upsertBind);
-        List<String> lockSql = new ArrayList<>();
-        BlockingBackend capture = new BlockingBackend(FenceGuardJdbc.builder(capturing(pool, lockSql, new ArrayList<>())).withSchema(s)
-                .withLockTable("locks").build().lockBackend(), Duration.ofSeconds(10));
-        LockId probeId = LockId.random();
-        capture.tryAcquire(LockKey.of("probe"), probeId, TTL).orElseThrow();
-        capture.release(LockKey.of("probe"), probeId);
-        String acquireSql = lockSql.get(lockSql.size() - 2).replaceFirst("(?is)^SET STATEMENT .*? FOR ", "");
-        String releaseSql = lockSql.getLast().replaceFirst("(?is)^SET STATEMENT .*? FOR ", "");
-        String prefixShape = lockSql.getLast().replaceFirst("(?is)^(SET STATEMENT .*? FOR ).*", "$1");
+        List<String> lockSql = lockStatements(pool, "locks", FenceStrategy.DENSE);
+        String acquireSql = withoutPrefix(lockSql.get(0));
+        String releaseSql = withoutPrefix(lockSql.get(1));
+        String prefixShape = lockSql.get(1).replaceFirst("(?is)^(SET STATEMENT .*? FOR ).*", "$1");
         System.out.println("lock prefix: " + prefixShape + "\nacquire: " + acquireSql + "\nrelease: " + releaseSql + "\n");
         // The same statements from a CLOCK_FLOORED backend, on a table of its own (a table has one strategy): no floor-row
         // read, the clock floor instead.
         FenceGuardMigrations.builder(pool).withSchema(s).withTable("locks_cf").migrate();
-        List<String> flooredSql = new ArrayList<>();
-        BlockingBackend floored = new BlockingBackend(FenceGuardJdbc.builder(capturing(pool, flooredSql, new ArrayList<>())).withSchema(s)
-                .withLockTable("locks_cf").withFenceStrategy(FenceStrategy.CLOCK_FLOORED).build().lockBackend(), Duration.ofSeconds(10));
-        floored.tryAcquire(LockKey.of("probe"), probeId, TTL).orElseThrow();
-        floored.release(LockKey.of("probe"), probeId);
-        String flooredAcquire = flooredSql.get(flooredSql.size() - 2).replaceFirst("(?is)^SET STATEMENT .*? FOR ", "");
-        String flooredRelease = flooredSql.getLast().replaceFirst("(?is)^SET STATEMENT .*? FOR ", "");
+        List<String> flooredSql = lockStatements(pool, "locks_cf", FenceStrategy.CLOCK_FLOORED);
+        String flooredAcquire = withoutPrefix(flooredSql.get(0));
+        String flooredRelease = withoutPrefix(flooredSql.get(1));
         System.out.println("CLOCK_FLOORED acquire: " + flooredAcquire + "\n");
         // Cost rows only (not correct locks): the first fence without DENSE's locking read of the floor row, and then the
         // acquire without RETURNING (its outcome would have to be read some other way).
@@ -209,29 +200,10 @@ public class MariaDbCost {
                         }
                     };
                 }),
-                // The pair as users make it: LockClient's blocking face lends its own thread to the call (no hop).
-                new Row("LockClient tryAcquire + release", ds -> {
-                    LockClient client = LockClient.of(FenceGuardJdbc.builder(ds).withSchema(s).withLockTable("locks").build()
-                            .lockBackend());
-                    return (t, i) -> {
-                        Lease lease = client.tryAcquire("bench:" + key(t, i), TTL).orElseThrow();
-                        if (!client.release(lease)) {
-                            throw new IllegalStateException("release failed");
-                        }
-                    };
-                }),
+                new Row("LockClient tryAcquire + release", ds -> clientPair(ds, "locks", FenceStrategy.DENSE)),
                 new Row("CLOCK_FLOORED: acquire + release SQL by hand, SET STATEMENT prefix",
                         ds -> (t, i) -> pair(ds, prefix, flooredAcquire, flooredRelease, t, i)),
-                new Row("CLOCK_FLOORED: LockClient tryAcquire + release", ds -> {
-                    LockClient client = LockClient.of(FenceGuardJdbc.builder(ds).withSchema(s).withLockTable("locks_cf")
-                            .withFenceStrategy(FenceStrategy.CLOCK_FLOORED).build().lockBackend());
-                    return (t, i) -> {
-                        Lease lease = client.tryAcquire("bench:" + key(t, i), TTL).orElseThrow();
-                        if (!client.release(lease)) {
-                            throw new IllegalStateException("release failed");
-                        }
-                    };
-                }),
+                new Row("CLOCK_FLOORED: LockClient tryAcquire + release", ds -> clientPair(ds, "locks_cf", FenceStrategy.CLOCK_FLOORED)),
                 new Row("MariaDbLockBackend, withExecutor(4 platform threads)", ds -> {
                     java.util.concurrent.ExecutorService platform = java.util.concurrent.Executors.newFixedThreadPool(4, r -> {
                         Thread th = new Thread(r);
@@ -498,6 +470,33 @@ public class MariaDbCost {
             ps.setLong(1, id);
             ps.executeUpdate();
         }
+    }
+
+    /** The acquire and the release statements (with their {@code SET STATEMENT} prefix) a backend on {@code table} sends. */
+    static List<String> lockStatements(DataSource pool, String table, FenceStrategy strategy) throws Exception {
+        List<String> sql = new ArrayList<>();
+        BlockingBackend capture = new BlockingBackend(FenceGuardJdbc.builder(capturing(pool, sql, new ArrayList<>())).withSchema(s)
+                .withLockTable(table).withFenceStrategy(strategy).build().lockBackend(), Duration.ofSeconds(10));
+        LockId id = LockId.random();
+        capture.tryAcquire(LockKey.of("probe"), id, TTL).orElseThrow();
+        capture.release(LockKey.of("probe"), id);
+        return sql.subList(sql.size() - 2, sql.size());
+    }
+
+    static String withoutPrefix(String sql) {
+        return sql.replaceFirst("(?is)^SET STATEMENT .*? FOR ", "");
+    }
+
+    /** {@code LockClient}'s pair on {@code table}, as users make it: the blocking face lends its own thread to the call. */
+    static Op clientPair(DataSource ds, String table, FenceStrategy strategy) {
+        LockClient client = LockClient.of(FenceGuardJdbc.builder(ds).withSchema(s).withLockTable(table).withFenceStrategy(strategy).build()
+                .lockBackend());
+        return (t, i) -> {
+            Lease lease = client.tryAcquire("bench:" + key(t, i), TTL).orElseThrow();
+            if (!client.release(lease)) {
+                throw new IllegalStateException("release failed");
+            }
+        };
     }
 
     static void pair(DataSource ds, String prefix, String acquire, String release, int t, long i) throws Exception {
