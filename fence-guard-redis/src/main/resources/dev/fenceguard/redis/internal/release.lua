@@ -14,7 +14,7 @@
 -- no 'id:' string to compare with and runs no pattern over the id. A lock id holds no ':' (base64url), so
 -- this reads the same fence as matching '^[^:]*:(%d+)' did. The counter's expiry goes to PEXPIREAT as a Lua number,
 -- which Redis prints itself ('%.17g' in 7.0, an integer printer in later servers; exact for whole numbers below 2^53):
--- about 0.26 us less than printing it with string.format here (benchmarks/probes/issue31/numarg_cost.lua).
+-- about 0.26 us less per argument, in a loop, than string.format here (benchmarks/probes/issue31/numarg_cost.lua).
 local v = redis.call('GETDEL', KEYS[1])
 if not v then
   return 0
